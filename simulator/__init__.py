@@ -1,0 +1,10 @@
+"""ratingsim: a research simulator for chess rating systems."""
+
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("ratingsim")
+except PackageNotFoundError:  # pragma: no cover - running from a source tree
+    __version__ = "0.0.0"
+
+__all__ = ["__version__"]

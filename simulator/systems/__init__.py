@@ -1,0 +1,86 @@
+"""The rating systems and their registry: the one list of systems in the package.
+
+Every system is a frozen dataclass of parameters with the small structural
+interface :class:`RatingSystem`; tests, experiments and the CLI reach systems
+only through :data:`SYSTEMS` and :func:`make_system`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, Protocol, runtime_checkable
+
+from numpy.typing import ArrayLike
+
+from simulator.systems._common import FloatArray, Games
+from simulator.systems.elo import Elo
+from simulator.systems.glicko2 import Glicko2
+
+__all__ = ["SYSTEMS", "Games", "RatingSystem", "make_system"]
+
+
+@runtime_checkable
+class RatingSystem(Protocol):
+    """What the engine, the metrics and the CLI know of a rating system.
+
+    Attributes
+    ----------
+    name : str
+        The registry name.
+    per_game : bool
+        True if ratings change after every game (the engine then hands over
+        each round as it is played); False for rating-period systems.
+    """
+
+    name: str
+    per_game: bool
+
+    def next_close(self, day: float) -> int | None:
+        """The day the period containing ``day`` closes; None for per-game systems."""
+        ...
+
+    def new_state(self, n_players: int, **kwargs: Any) -> Any:
+        """A fresh state; keyword arguments the system does not use are ignored.
+
+        Common keywords: ``day`` (the start day, for list-based systems),
+        ``birth_year`` (FIDE's junior rule), ``rating`` (published ratings of
+        an established pool, NaN for new players), ``rd`` and ``n_games``.
+        """
+        ...
+
+    def expected_score(
+        self, state: Any, white: ArrayLike, black: ArrayLike
+    ) -> FloatArray:
+        """White's expected score by the system's own prediction."""
+        ...
+
+    def rate(self, state: Any, games: Games, *, day: float | None = None) -> Any:
+        """Rate one period (or, for per-game systems, the games in order)."""
+        ...
+
+    def rating(self, state: Any) -> FloatArray:
+        """Published ratings, NaN for unrated players."""
+        ...
+
+
+#: Registry name -> factory taking the system's parameters as keywords.
+SYSTEMS: dict[str, Callable[..., RatingSystem]] = {
+    "glicko2": Glicko2,
+    "elo": Elo,
+}
+
+
+def make_system(name: str, **params: Any) -> RatingSystem:
+    """Build the registered system ``name`` with ``params``.
+
+    Raises
+    ------
+    ValueError
+        For an unknown name, listing the known ones.
+    """
+    try:
+        factory = SYSTEMS[name]
+    except KeyError:
+        known = ", ".join(SYSTEMS)
+        raise ValueError(f"Unknown rating system {name!r}. Known: {known}.") from None
+    return factory(**params)

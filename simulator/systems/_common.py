@@ -1,0 +1,301 @@
+"""Shared pieces of every rating system: games, validation, rounding, calendars.
+
+Everything here is used by more than one system; a rule that belongs to one
+system lives in that system's module.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from simulator._validate import check_choice, check_interval
+
+__all__ = [
+    "EPOCH",
+    "FloatArray",
+    "Games",
+    "IntArray",
+    "check_choice",
+    "check_interval",
+    "day_of",
+    "list_day_after",
+    "player_sum",
+    "round_half_away",
+    "round_half_up",
+    "year_of",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+
+#: Days are counted from this date (numpy's own epoch), so ``day 0`` is
+#: 1970-01-01 and ``np.datetime64(day, "D")`` converts back.
+EPOCH = np.datetime64("1970-01-01", "D")
+
+
+def round_half_away(x: ArrayLike) -> FloatArray:
+    """Round to whole numbers, halves away from zero (FIDE: +2.5 -> 3, -2.5 -> -3).
+
+    Python's ``round`` and ``np.round`` round halves to even, which FIDE does not.
+
+    >>> round_half_away([2.5, -2.5, 1.4, -1.6]).tolist()
+    [3.0, -3.0, 1.0, -2.0]
+    """
+    a = np.asarray(x, dtype=np.float64)
+    return np.copysign(np.floor(np.abs(a) + 0.5), a)
+
+
+def round_half_up(x: ArrayLike, decimals: int = 0) -> FloatArray:
+    """Round halves up (towards +inf), as FIDE's initial-rating arithmetic reads.
+
+    A tiny relative nudge absorbs binary representation error, so that
+    ``4/7`` style values that are exactly ``.xx5`` on paper round up.
+
+    >>> round_half_up([0.565, 1872.5, -0.5], 0).tolist()
+    [1.0, 1873.0, 0.0]
+    >>> round_half_up(0.565, 2).item()
+    0.57
+    """
+    a = np.asarray(x, dtype=np.float64)
+    scale = 10.0**decimals
+    scaled = a * scale
+    return np.floor(scaled + 0.5 + 1e-9 * np.maximum(1.0, np.abs(scaled))) / scale
+
+
+def player_sum(index: IntArray, weights: ArrayLike, n_players: int) -> FloatArray:
+    """Sum ``weights`` per player: one ``np.bincount`` pass, a scatter-add."""
+    return np.bincount(index, weights=weights, minlength=n_players)
+
+
+def day_of(date: str | np.datetime64) -> int:
+    """Day number of a calendar date (days since 1970-01-01).
+
+    >>> day_of("2024-03-01")
+    19783
+    """
+    return int(np.datetime64(date, "D").astype(np.int64))
+
+
+def year_of(day: float) -> int:
+    """Calendar year of a day number.
+
+    >>> year_of(day_of("2024-12-31"))
+    2024
+    """
+    return (
+        int(np.datetime64(int(np.floor(day)), "D").astype("datetime64[Y]").astype(int))
+        + 1970
+    )
+
+
+def list_day_after(day: float, months: int) -> int:
+    """The first list date after ``day`` on a calendar of ``months``-month lists.
+
+    Lists are dated the 1st of a month whose index (months since January 1970) is
+    a multiple of ``months``: monthly lists every 1st, quarterly lists on 1 January,
+    1 April, 1 July and 1 October.
+
+    >>> str(np.datetime64(list_day_after(day_of("2024-03-15"), 1), "D"))
+    '2024-04-01'
+    >>> str(np.datetime64(list_day_after(day_of("2024-04-01"), 3), "D"))
+    '2024-07-01'
+    """
+    month = int(
+        np.datetime64(int(np.floor(day)), "D").astype("datetime64[M]").astype(int)
+    )
+    nxt = (month // months + 1) * months
+    return int(np.datetime64(nxt, "M").astype("datetime64[D]").astype(np.int64))
+
+
+def _as_index(name: str, value: ArrayLike) -> IntArray:
+    a = np.asarray(value)
+    if a.ndim != 1:
+        raise ValueError(f"Games.{name} must be one-dimensional, got shape {a.shape}.")
+    if (
+        a.size
+        and not np.issubdtype(a.dtype, np.integer)
+        and not np.all(np.equal(np.mod(a, 1), 0))
+    ):
+            raise ValueError(f"Games.{name} must hold integer player indices.")
+    out = a.astype(np.intp, copy=True)
+    if out.size and out.min() < 0:
+        raise ValueError(
+            f"Games.{name} must hold non-negative indices. Got {int(out.min())}."
+        )
+    return out
+
+
+@dataclass(frozen=True, eq=False)
+class Games:
+    """One batch of games as parallel arrays (``n_games`` each).
+
+    Parameters
+    ----------
+    white, black : ndarray of shape (n_games,)
+        Player indices.
+    score : ndarray of shape (n_games,)
+        White's score: 1, 0.5 or 0.
+    day : ndarray of shape (n_games,), optional
+        The day each game was played (days since 1970-01-01, may be fractional
+        for online play). Per-game systems read it for RD growth.
+    event : ndarray of shape (n_games,), optional
+        The event a game belongs to. FIDE rates an event on the list in force at
+        its start; without events all of a player's games in a period form one.
+    event_start : ndarray of shape (n_games,), optional
+        The start day of each game's event.
+
+    The arrays are copied on construction and made read-only, so a system can
+    never write into a caller's data.
+    """
+
+    white: IntArray
+    black: IntArray
+    score: FloatArray
+    day: FloatArray | None = None
+    event: IntArray | None = None
+    event_start: FloatArray | None = None
+
+    def __post_init__(self) -> None:
+        white = _as_index("white", self.white)
+        black = _as_index("black", self.black)
+        score = np.array(self.score, dtype=np.float64)
+        n = white.shape[0]
+        if black.shape != (n,) or score.shape != (n,):
+            raise ValueError(
+                "Games.white, Games.black and Games.score must have equal lengths. "
+                f"Got {white.shape[0]}, {black.shape[0]}, {score.shape[0]}."
+            )
+        bad = ~np.isin(score, (0.0, 0.5, 1.0))
+        if bad.any():
+            raise ValueError(
+                f"Games.score must be 0, 0.5 or 1. Got {score[bad][0]!r} at game "
+                f"{int(np.flatnonzero(bad)[0])}."
+            )
+        if np.any(white == black):
+            i = int(np.flatnonzero(white == black)[0])
+            raise ValueError(f"Game {i} pairs player {int(white[i])} with themself.")
+        fields: dict[str, np.ndarray[Any, Any]] = {
+            "white": white,
+            "black": black,
+            "score": score,
+        }
+        for name, dtype in (
+            ("day", np.float64),
+            ("event", np.intp),
+            ("event_start", np.float64),
+        ):
+            value = getattr(self, name)
+            if value is not None:
+                arr = np.array(value, dtype=dtype)
+                if arr.shape != (n,):
+                    raise ValueError(
+                        f"Games.{name} must have one entry per game ({n}). "
+                        f"Got shape {arr.shape}."
+                    )
+                fields[name] = arr
+        if (self.event is None) != (self.event_start is None):
+            raise ValueError("Games.event and Games.event_start go together.")
+        for name, arr in fields.items():
+            arr.flags.writeable = False
+            object.__setattr__(self, name, arr)
+
+    @property
+    def n_games(self) -> int:
+        """Number of games."""
+        return int(self.white.shape[0])
+
+    def take(self, index: ArrayLike) -> Games:
+        """The games at ``index`` (a boolean mask or integer positions)."""
+        idx = np.asarray(index)
+
+        def pick(a: np.ndarray[Any, Any] | None) -> Any:
+            return None if a is None else a[idx]
+
+        return Games(
+            self.white[idx],
+            self.black[idx],
+            self.score[idx],
+            pick(self.day),
+            pick(self.event),
+            pick(self.event_start),
+        )
+
+    @staticmethod
+    def concat(parts: list[Games]) -> Games:
+        """Join batches of games in order."""
+        if not parts:
+            return Games(np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0))
+
+        def cat(name: str) -> Any:
+            values = [getattr(p, name) for p in parts]
+            if any(v is None for v in values):
+                return None
+            return np.concatenate(values)
+
+        return Games(
+            cat("white"),
+            cat("black"),
+            cat("score"),
+            cat("day"),
+            cat("event"),
+            cat("event_start"),
+        )
+
+    def check_players(self, n_players: int) -> None:
+        """Raise ``ValueError`` if a game names a player ``>= n_players``."""
+        if self.n_games:
+            top = int(max(self.white.max(), self.black.max()))
+            if top >= n_players:
+                raise ValueError(
+                    f"Games name player {top}, but the state has {n_players} players."
+                )
+
+
+def split_rounds(white: IntArray, black: IntArray) -> list[IntArray]:
+    """Split games, in order, into rounds in which each player plays at most once.
+
+    Updating a round at once equals updating its games one by one, so per-game
+    systems stay exact under vectorisation. A game joins the earliest round
+    after every earlier game of either of its players. The engine already
+    delivers rounds, so there the loop runs once; it runs once per game of the
+    busiest player otherwise.
+
+    >>> white, black = np.array([0, 1, 2, 4]), np.array([1, 2, 3, 5])
+    >>> [r.tolist() for r in split_rounds(white, black)]
+    [[0, 3], [1], [2]]
+    """
+    n_games = white.shape[0]
+    remaining = np.arange(n_games)
+    out: list[IntArray] = []
+    while remaining.size:
+        # Interleaved w0, b0, w1, b1, ...: a player's first entry is in their
+        # first remaining game.
+        players = np.column_stack([white[remaining], black[remaining]]).ravel()
+        _, first = np.unique(players, return_index=True)
+        first_of = np.full(int(players.max()) + 1, -1, dtype=np.intp)
+        first_of[players[first]] = first // 2
+        pos = np.arange(remaining.size)
+        now = (first_of[white[remaining]] == pos) & (first_of[black[remaining]] == pos)
+        out.append(remaining[now])
+        remaining = remaining[~now]
+    return out
+
+
+def initial_values(
+    n_players: int, values: ArrayLike | None, default: float, name: str
+) -> FloatArray:
+    """Per-player starting values: ``values`` where given and not NaN, else ``default``.
+
+    >>> initial_values(3, [1800, np.nan, 2000], 1500.0, "rating").tolist()
+    [1800.0, 1500.0, 2000.0]
+    """
+    if values is None:
+        return np.full(n_players, float(default))
+    a = np.array(values, dtype=np.float64)
+    if a.shape != (n_players,):
+        raise ValueError(f"{name!r} must have one entry per player ({n_players}).")
+    return np.where(np.isnan(a), default, a)

@@ -1,0 +1,114 @@
+"""Plain logistic Elo with one constant K, updated after every game: the baseline.
+
+Source: A. Elo, *The Rating of Chessplayers, Past and Present* (1978); the
+logistic expectation ``E = 1 / (1 + 10^(-D/400))`` as the Bulgarian and
+Croatian seed pages give it. No cap, no tiers, no rounding, no unrated
+players: the simplest system against which the FIDE rules are measured.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from simulator.systems._common import (
+    FloatArray,
+    Games,
+    IntArray,
+    check_interval,
+    initial_values,
+    split_rounds,
+)
+
+__all__ = ["Elo", "EloState", "logistic_expectation"]
+
+
+def logistic_expectation(difference: ArrayLike) -> FloatArray:
+    """``1 / (1 + 10^(-D/400))`` for ``D = own - opponent``.
+
+    >>> round(float(logistic_expectation(500)), 3)
+    0.947
+    """
+    d = np.asarray(difference, dtype=np.float64)
+    return 1.0 / (1.0 + 10.0 ** (-d / 400.0))
+
+
+class EloState(NamedTuple):
+    """Ratings and game counts; both arrays have shape (n_players,)."""
+
+    rating: FloatArray
+    n_games: IntArray
+
+
+@dataclass(frozen=True)
+class Elo:
+    """Per-game Elo with a constant ``k_factor``.
+
+    Parameters
+    ----------
+    k_factor : float, default 20
+        Points at stake per game.
+    initial_rating : float, default 1500
+        Every player's starting rating.
+    """
+
+    k_factor: float = 20.0
+    initial_rating: float = 1500.0
+
+    name = "elo"
+    per_game = True
+
+    def __post_init__(self) -> None:
+        check_interval("Elo", "k_factor", self.k_factor, 0, np.inf, closed="neither")
+        check_interval("Elo", "initial_rating", self.initial_rating, -np.inf, np.inf)
+
+    def next_close(self, day: float) -> None:
+        """Per-game system: no periods."""
+        return None
+
+    def new_state(
+        self,
+        n_players: int,
+        *,
+        rating: ArrayLike | None = None,
+        n_games: ArrayLike | None = None,
+        **_: object,
+    ) -> EloState:
+        """A pool of ``n_players``; NaN ``rating`` entries start new."""
+        return EloState(
+            initial_values(n_players, rating, self.initial_rating, "rating"),
+            initial_values(n_players, n_games, 0, "n_games").astype(np.intp),
+        )
+
+    def expected_score(
+        self, state: EloState, white: ArrayLike, black: ArrayLike
+    ) -> FloatArray:
+        """White's logistic expected score."""
+        w = np.asarray(white, dtype=np.intp)
+        b = np.asarray(black, dtype=np.intp)
+        return logistic_expectation(state.rating[w] - state.rating[b])
+
+    def rate(
+        self, state: EloState, games: Games, *, day: float | None = None
+    ) -> EloState:
+        """Update after every game, in order, one round of disjoint games at a time."""
+        games.check_players(state.rating.shape[0])
+        rating = state.rating.copy()
+        for idx in split_rounds(games.white, games.black):
+            w, b = games.white[idx], games.black[idx]
+            change = self.k_factor * (
+                games.score[idx] - logistic_expectation(rating[w] - rating[b])
+            )
+            rating[w] += change
+            rating[b] -= change
+        n_games = state.n_games + np.bincount(
+            np.concatenate([games.white, games.black]), minlength=rating.shape[0]
+        )
+        return EloState(rating, n_games.astype(np.intp))
+
+    def rating(self, state: EloState) -> FloatArray:
+        """Ratings as they stand."""
+        return state.rating.copy()
