@@ -13,7 +13,9 @@ from typing import Any, Protocol, runtime_checkable
 from numpy.typing import ArrayLike
 
 from simulator.systems._common import FloatArray, Games
+from simulator.systems.classic import Classic
 from simulator.systems.elo import Elo
+from simulator.systems.fide import Fide, fide_2024
 from simulator.systems.glicko2 import Glicko2
 
 __all__ = ["SYSTEMS", "Games", "RatingSystem", "make_system"]
@@ -65,6 +67,9 @@ class RatingSystem(Protocol):
 
 #: Registry name -> factory taking the system's parameters as keywords.
 SYSTEMS: dict[str, Callable[..., RatingSystem]] = {
+    "fide": Fide,
+    "fide-2024": fide_2024,
+    "classic": Classic,
     "glicko2": Glicko2,
     "elo": Elo,
 }

@@ -21,8 +21,10 @@ __all__ = [
     "IntArray",
     "check_choice",
     "check_interval",
+    "check_players_count",
     "day_of",
     "list_day_after",
+    "list_day_on",
     "player_sum",
     "round_half_away",
     "round_half_up",
@@ -111,6 +113,27 @@ def list_day_after(day: float, months: int) -> int:
     return int(np.datetime64(nxt, "M").astype("datetime64[D]").astype(np.int64))
 
 
+def list_day_on(day: float, months: int) -> int:
+    """The list in force on ``day``: the last list date at or before it.
+
+    >>> str(np.datetime64(list_day_on(day_of("2024-05-20"), 3), "D"))
+    '2024-04-01'
+    """
+    month = int(
+        np.datetime64(int(np.floor(day)), "D").astype("datetime64[M]").astype(int)
+    )
+    start = (month // months) * months
+    return int(np.datetime64(start, "M").astype("datetime64[D]").astype(np.int64))
+
+
+def check_players_count(n_players: object) -> None:
+    """Raise ``ValueError`` unless ``n_players`` is a whole number >= 0."""
+    if not isinstance(n_players, int | np.integer) or isinstance(n_players, bool):
+        raise ValueError(f"n_players must be a whole number. Got {n_players!r}.")
+    if n_players < 0:
+        raise ValueError(f"n_players must be >= 0. Got {n_players!r}.")
+
+
 def _as_index(name: str, value: ArrayLike) -> IntArray:
     a = np.asarray(value)
     if a.ndim != 1:
@@ -120,7 +143,7 @@ def _as_index(name: str, value: ArrayLike) -> IntArray:
         and not np.issubdtype(a.dtype, np.integer)
         and not np.all(np.equal(np.mod(a, 1), 0))
     ):
-            raise ValueError(f"Games.{name} must hold integer player indices.")
+        raise ValueError(f"Games.{name} must hold integer player indices.")
     out = a.astype(np.intp, copy=True)
     if out.size and out.min() < 0:
         raise ValueError(

@@ -1,0 +1,318 @@
+"""FIDE Elo: the rating regulations of 1 March 2024 with the 1 October 2025 amendment.
+
+Source: FIDE Handbook B.02, Rating Regulations effective from 1 March 2024
+(handbook.fide.com/chapter/B022024), sections 7 and 8, with 8.3.1 as amended
+from 1 October 2025 (FIDE press release of 30 September 2025). RULES.md
+section 1 is the spec; every rule it marks *open* is a parameter here.
+
+Presets: ``fide`` (the 2025 rules) and ``fide-2024`` (the 400-point cap for
+everyone, as before 1 October 2025).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from simulator._validate import check_choice, check_interval
+from simulator.systems._common import (
+    FloatArray,
+    Games,
+    IntArray,
+    list_day_after,
+    round_half_up,
+)
+from simulator.systems._lists import (
+    ListRules,
+    ListState,
+    new_list_state,
+    rate_list_period,
+    rules_expected,
+)
+from simulator.systems.tables import dp_from_p
+
+__all__ = [
+    "FLOOR",
+    "HYPOTHETICAL_OPPONENT",
+    "INITIAL_MAX",
+    "Fide",
+    "fide_2024",
+    "initial_rating",
+    "k_factor",
+]
+
+#: 7.1.4: the lowest published rating.
+FLOOR = 1400.0
+#: 8.2.1: two hypothetical opponents rated 1800, both drawn.
+HYPOTHETICAL_OPPONENT = 1800.0
+#: 8.2.1: the highest initial rating.
+INITIAL_MAX = 2200.0
+
+
+def k_factor(
+    n_games: ArrayLike,
+    ever_2400: ArrayLike,
+    ever_2300: ArrayLike,
+    rating: ArrayLike,
+    junior: ArrayLike,
+    *,
+    junior_2300: str = "ever",
+) -> IntArray:
+    """K on a list (FIDE 8.3.3), for rated players.
+
+    Precedence (inferred from FIDE's published K values; the text states none):
+    10 once any published rating reached 2400; else 40 for a junior (age <= 18
+    in the list's year) whose rating never reached 2300 (``junior_2300="ever"``)
+    or is below 2300 now (``"current"``); else 40 with fewer than 30 games;
+    else 20.
+
+    >>> k_factor([10, 50, 50, 50], [False, False, True, False],
+    ...          [False, False, True, False], [1600, 1900, 2350, 2000],
+    ...          [False, False, True, True]).tolist()
+    [40, 20, 10, 40]
+    """
+    g = np.asarray(n_games)
+    rating = np.asarray(rating, dtype=np.float64)
+    if junior_2300 == "ever":
+        young = np.asarray(junior) & ~np.asarray(ever_2300, dtype=bool)
+    else:
+        with np.errstate(invalid="ignore"):
+            young = np.asarray(junior) & (rating < 2300)
+    k = np.where(g < 30, 40, 20)
+    k = np.where(young, 40, k)
+    return np.where(np.asarray(ever_2400, dtype=bool), 10, k).astype(np.intp)
+
+
+def initial_rating(
+    opp_rating_sum: ArrayLike,
+    n: ArrayLike,
+    points: ArrayLike,
+    *,
+    min_games: int = 5,
+    max_rating: float = INITIAL_MAX,
+) -> FloatArray:
+    """The initial rating Ru of an unrated player (FIDE 8.2).
+
+    ``Ra = (sum(R_opp) + 2 * 1800) / (n + 2)``, not rounded; ``p = (points + 1)
+    / (n + 2)`` rounded to hundredths (.005 up, open); ``Ru = Ra + dp(p)``
+    rounded to a whole number (.5 up, open), at most ``max_rating``. NaN below
+    ``min_games`` games.
+
+    FIDE's published first rating of a new player (RULES.md section 1):
+
+    >>> initial_rating(1902 + 1877 + 1884 + 2012 + 1832, 5, 3).item()
+    1922.0
+    """
+    n = np.asarray(n, dtype=np.float64)
+    ra = (np.asarray(opp_rating_sum, dtype=np.float64) + 2 * HYPOTHETICAL_OPPONENT) / (
+        n + 2
+    )
+    p = round_half_up((np.asarray(points, dtype=np.float64) + 1.0) / (n + 2), 2)
+    dp = dp_from_p(np.rint(p * 100).astype(np.int64))
+    ru = np.minimum(round_half_up(ra + dp), max_rating)
+    return np.where(n >= min_games, ru, np.nan)
+
+
+@dataclass(frozen=True)
+class Fide:
+    """FIDE Elo, rules of 1 March 2024 with the 1 October 2025 amendment.
+
+    Parameters
+    ----------
+    expectation : {"table", "formula"}, default "table"
+        PD from table 8.1.2 (FIDE) or the logistic formula (the Bulgarian and
+        Croatian seed pages).
+    round_expectation : int or None, default None
+        In formula mode, round E to this many decimals (2 reproduces the
+        Croatian page's worked numbers).
+    cap : float or None, default 400
+        8.3.1: a larger difference counts as ``cap``; None switches it off.
+    exempt_from : float or None, default 2650
+        Since 1 October 2025 a player rated this much or more uses the real
+        difference; None applies the cap to everyone (``fide-2024``).
+    rule_700 : bool, default True
+        8.3.3.1: K becomes ``700 // n`` if ``K * n > 700`` in a period.
+    rounding : {"period", "event"}, default "period"
+        Round the period's change once (default) or each event's change (open:
+        FIDE's published calculations sometimes match the latter).
+    floor : float, default 1400
+        A rating below it leaves the list; the player is unrated again.
+    junior_2300 : {"ever", "current"}, default "ever"
+        The junior K 40 lasts while no published rating reached 2300 (what the
+        lists show) or while the current rating is below 2300 (open).
+    k_factor : int or None, default None
+        A flat K for every rated player instead of the tiers (an ablation).
+    months : int, default 1
+        Months per list: 1 (monthly lists since 2012) or e.g. 3 (an ablation).
+    closing_days : int, default 0
+        An event ending within this many days before a list goes to the next
+        period (FIDE's closing date is 3 days before the list). Read by the
+        engine when it assigns events to periods.
+    pool_periods : int, default 26
+        Periods over which an unrated player's results pool (open).
+    min_initial_games : int, default 5
+        Games against rated opponents needed for an initial rating (8.2.1).
+    unrated_prediction : float, default 1550
+        The rating :meth:`expected_score` assumes for an unrated player, near
+        the median first rating of newcomers since 2024 (WORLD.md). It affects
+        predictions only, never a rating.
+    """
+
+    expectation: str = "table"
+    round_expectation: int | None = None
+    cap: float | None = 400.0
+    exempt_from: float | None = 2650.0
+    rule_700: bool = True
+    rounding: str = "period"
+    floor: float = FLOOR
+    junior_2300: str = "ever"
+    k_factor: int | None = None
+    months: int = 1
+    closing_days: int = 0
+    pool_periods: int = 26
+    min_initial_games: int = 5
+    unrated_prediction: float = 1550.0
+    _rules: ListRules = field(init=False, repr=False, compare=False)
+
+    name = "fide"
+    per_game = False
+
+    def __post_init__(self) -> None:
+        owner = type(self).__name__
+        check_choice(owner, "expectation", self.expectation, ("table", "formula"))
+        if self.round_expectation is not None:
+            check_interval(owner, "round_expectation", self.round_expectation, 0, 6)
+        if self.cap is not None:
+            check_interval(owner, "cap", self.cap, 0, np.inf, closed="neither")
+        if self.exempt_from is not None:
+            check_interval(owner, "exempt_from", self.exempt_from, 0, np.inf)
+        check_choice(owner, "rule_700", self.rule_700, (True, False))
+        check_choice(owner, "rounding", self.rounding, ("period", "event"))
+        check_interval(owner, "floor", self.floor, 0, np.inf)
+        check_choice(owner, "junior_2300", self.junior_2300, ("ever", "current"))
+        if self.k_factor is not None:
+            check_interval(owner, "k_factor", self.k_factor, 1, 1000, kind="an int")
+        check_interval(owner, "months", self.months, 1, 12, kind="an int")
+        check_interval(owner, "closing_days", self.closing_days, 0, 27, kind="an int")
+        check_interval(owner, "pool_periods", self.pool_periods, 1, 1000, kind="an int")
+        check_interval(
+            owner, "min_initial_games", self.min_initial_games, 1, 100, kind="an int"
+        )
+        check_interval(owner, "unrated_prediction", self.unrated_prediction, 0, 4000)
+        object.__setattr__(self, "_rules", self._make_rules())
+
+    def _make_rules(self) -> ListRules:
+        flat = self.k_factor
+        junior_2300 = self.junior_2300
+
+        def k_rule(
+            g: IntArray, e24: Any, e23: Any, rating: FloatArray, junior: Any
+        ) -> IntArray:
+            if flat is not None:
+                return np.full(g.shape, flat, dtype=np.intp)
+            return k_factor(g, e24, e23, rating, junior, junior_2300=junior_2300)
+
+        def pool_filter(is_first: Any, n_rated: IntArray, points: FloatArray) -> Any:
+            # 8.2.2: a zero score in the first event removes its games for good.
+            return ~(is_first & (points == 0))
+
+        min_games = self.min_initial_games
+
+        def initial(opp_sum: FloatArray, n: FloatArray, points: FloatArray) -> Any:
+            return initial_rating(opp_sum, n, points, min_games=min_games)
+
+        return ListRules(
+            owner=type(self).__name__,
+            months=self.months,
+            cap=self.cap,
+            exempt_from=self.exempt_from,
+            expectation=self.expectation,
+            round_expectation=self.round_expectation,
+            rule_700=self.rule_700,
+            rounding=self.rounding,
+            floor=self.floor,
+            k_rule=k_rule,
+            pool_periods=self.pool_periods,
+            pool_filter=pool_filter,
+            initial=initial,
+        )
+
+    @property
+    def rules(self) -> ListRules:
+        """The rules handed to the shared list machinery."""
+        return self._rules
+
+    def next_close(self, day: float) -> int:
+        """The date of the next list after ``day``: the current period's close."""
+        return list_day_after(day, self.months)
+
+    def new_state(
+        self,
+        n_players: int,
+        *,
+        day: float = 0.0,
+        birth_year: ArrayLike | None = None,
+        rating: ArrayLike | None = None,
+        n_games: ArrayLike | None = None,
+        **_: object,
+    ) -> ListState:
+        """A pool with the list in force on ``day``.
+
+        Parameters
+        ----------
+        n_players : int
+            Number of players.
+        day : float
+            A day number; the state's list is the one in force on it.
+        birth_year : array of shape (n_players,), optional
+            For the junior rule; NaN or absent means an adult.
+        rating : array of shape (n_players,), optional
+            Published ratings of an established pool (NaN = unrated);
+            everyone is unrated by default.
+        n_games : array of shape (n_players,), optional
+            Games already in each rating (G); 0 by default.
+        """
+        return new_list_state(
+            self.rules,
+            n_players,
+            day=day,
+            birth_year=birth_year,
+            rating=rating,
+            n_games=n_games,
+        )
+
+    def expected_score(
+        self, state: ListState, white: ArrayLike, black: ArrayLike
+    ) -> FloatArray:
+        """White's PD on the list in force, with White's own cap.
+
+        Unrated players count as rated ``unrated_prediction`` here only.
+        """
+        r = np.where(np.isnan(state.rating), self.unrated_prediction, state.rating)
+        w = np.asarray(white, dtype=np.intp)
+        b = np.asarray(black, dtype=np.intp)
+        return rules_expected(self.rules, r[w], r[b]) / 100.0
+
+    def rate(
+        self, state: ListState, games: Games, *, day: float | None = None
+    ) -> ListState:
+        """Rate one period (one list) of games and publish the next list.
+
+        ``day`` is the new list's date (by default the next list of the
+        calendar). Games carry their event and its start day; without them all
+        of a player's games in the period form one event on the current list.
+        """
+        return rate_list_period(self.rules, state, games, day)
+
+    def rating(self, state: ListState) -> FloatArray:
+        """Published ratings on the list in force (NaN = unrated)."""
+        return state.rating.copy()
+
+
+def fide_2024(**params: Any) -> Fide:
+    """The ``fide-2024`` preset: the 400-point cap for everyone (no 2650 exemption)."""
+    params.setdefault("exempt_from", None)
+    return Fide(**params)
