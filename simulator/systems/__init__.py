@@ -16,7 +16,9 @@ from simulator.systems._common import FloatArray, Games
 from simulator.systems.classic import Classic
 from simulator.systems.elo import Elo
 from simulator.systems.fide import Fide, fide_2024
+from simulator.systems.glicko import Glicko
 from simulator.systems.glicko2 import Glicko2
+from simulator.systems.lichess import Lichess
 
 __all__ = ["SYSTEMS", "Games", "RatingSystem", "make_system"]
 
@@ -34,8 +36,15 @@ class RatingSystem(Protocol):
         each round as it is played); False for rating-period systems.
     """
 
-    name: str
-    per_game: bool
+    @property
+    def name(self) -> str:
+        """The registry name."""
+        ...
+
+    @property
+    def per_game(self) -> bool:
+        """Whether ratings change after every game."""
+        ...
 
     def next_close(self, day: float) -> int | None:
         """The day the period containing ``day`` closes; None for per-game systems."""
@@ -71,6 +80,8 @@ SYSTEMS: dict[str, Callable[..., RatingSystem]] = {
     "fide-2024": fide_2024,
     "classic": Classic,
     "glicko2": Glicko2,
+    "lichess": Lichess,
+    "glicko": Glicko,
     "elo": Elo,
 }
 

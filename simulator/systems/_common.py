@@ -48,7 +48,13 @@ def round_half_away(x: ArrayLike) -> FloatArray:
     [3.0, -3.0, 1.0, -2.0]
     """
     a = np.asarray(x, dtype=np.float64)
-    return np.copysign(np.floor(np.abs(a) + 0.5), a)
+    # Not floor(|a| + 0.5): that sum is itself rounded, so 0.49999999999999994
+    # would become 1 and odd integers above 2**52 would move. ``a - trunc(a)``
+    # is exact.
+    whole = np.trunc(a)
+    with np.errstate(invalid="ignore"):  # inf - inf for infinite entries
+        half_or_more = np.abs(a - whole) >= 0.5
+    return whole + np.sign(a) * half_or_more
 
 
 def round_half_up(x: ArrayLike, decimals: int = 0) -> FloatArray:
@@ -194,9 +200,10 @@ class Games:
             )
         bad = ~np.isin(score, (0.0, 0.5, 1.0))
         if bad.any():
+            first = int(np.flatnonzero(bad)[0])
             raise ValueError(
-                f"Games.score must be 0, 0.5 or 1. Got {score[bad][0]!r} at game "
-                f"{int(np.flatnonzero(bad)[0])}."
+                "Games.score must be 0, 0.5 or 1. "
+                f"Got {float(score[first])!r} at game {first}."
             )
         if np.any(white == black):
             i = int(np.flatnonzero(white == black)[0])

@@ -144,12 +144,14 @@ class ListState(NamedTuple):
     @property
     def rating(self) -> FloatArray:
         """Ratings on the list in force (NaN = unrated)."""
-        return self.list_rating[-1]
+        row: FloatArray = self.list_rating[-1]
+        return row
 
     @property
     def k(self) -> IntArray:
         """K on the list in force, before the 700 rule."""
-        return self.list_k[-1]
+        row: IntArray = self.list_k[-1]
+        return row
 
 
 def _junior(birth_year: FloatArray, day: float) -> BoolArray:
@@ -275,12 +277,8 @@ def apply_700_rule(k: ArrayLike, n_games: ArrayLike) -> IntArray:
     [35, 17, 17, 40]
     """
     n = np.maximum(np.asarray(n_games, dtype=np.intp), 1)
-    return np.minimum(np.asarray(k, dtype=np.intp), 700 // n)
-
-
-def _group_sum(keys: IntArray, values: FloatArray) -> tuple[IntArray, FloatArray]:
-    uniq, inverse = np.unique(keys, return_inverse=True)
-    return uniq, np.bincount(inverse, weights=values, minlength=uniq.size)
+    out: IntArray = np.minimum(np.asarray(k, dtype=np.intp), 700 // n)
+    return out
 
 
 def rate_list_period(
@@ -393,9 +391,11 @@ def rate_list_period(
     # Results older than the window drop out.
     pool = pool.take(pool.period > state.period - rules.pool_periods)
 
-    # Initial ratings, for unrated players who played rated opponents now.
+    # Initial ratings, recomputed for every player unrated now who has games in
+    # this period (even against unrated opponents only: old results may have
+    # left the window).
     candidates = np.zeros(n_players, dtype=bool)
-    candidates[new_rows.player] = True
+    candidates[player[unrated_now[player]]] = True
     in_pool = candidates[pool.player]
     n_pool = np.bincount(pool.player[in_pool], minlength=n_players).astype(np.float64)
     points = player_sum(pool.player[in_pool], pool.score[in_pool], n_players)
@@ -453,8 +453,13 @@ def _filter_events(
     inv = inv.ravel()
     n_events = uniq.shape[1]
     ev_player = uniq[0].astype(np.intp)
-    ev_points = np.bincount(inv, weights=rows.score, minlength=n_events)
-    ev_games = np.bincount(inv, minlength=n_events)
+    ev_points = np.asarray(
+        np.bincount(inv, weights=rows.score, minlength=n_events), dtype=np.float64
+    )
+    # Distinct rated opponents met in each (player, event), not games: a double
+    # round against two players is two opponents.
+    met = np.unique(np.stack([inv.astype(np.int64), rows.opp.astype(np.int64)]), axis=1)
+    ev_opponents = np.bincount(met[0], minlength=n_events)
     ev_start = np.full(n_events, np.inf)
     np.minimum.at(ev_start, inv, event_start)
     # The first event of a spell: the earliest (then lowest id) event of a
@@ -465,5 +470,5 @@ def _filter_events(
     starts = np.r_[True, sorted_players[1:] != sorted_players[:-1]]
     first_of_player[order[starts]] = True
     is_first = first_of_player & ~first_event_done[ev_player]
-    keep_event = rules.pool_filter(is_first, ev_games, ev_points)
+    keep_event = rules.pool_filter(is_first, ev_opponents, ev_points)
     return np.asarray(keep_event[inv])

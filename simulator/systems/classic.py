@@ -361,16 +361,18 @@ class Classic:
             )
         )
 
-        # Rate the period on a list where newcomers stand at their start values,
-        # so rated players' games against them are rated (seed 004).
+        # Rate the period on lists where newcomers stand at their start values,
+        # so rated players' games against them are rated (seed 004); on every
+        # kept list, so events that began on an earlier list are rated too.
+        at_start = np.isnan(state.list_rating) & unrated[None, :]
         temp = state._replace(
-            list_rating=np.vstack(
-                [state.list_rating[:-1], np.where(unrated, start, state.rating)]
-            ),
+            list_rating=np.where(at_start, start[None, :], state.list_rating),
             pool=Pool.empty(),
         )
         plain = replace(self, initial="international")
         out = rate_list_period(plain.rules, temp, games, day)
+        # The kept lists are the published ones, without the start values.
+        kept = state.list_rating[state.list_day.size - (out.list_day.size - 1) :]
 
         # Newcomers: published at their start value once they have enough games.
         n_results = np.bincount(pool.player, minlength=n_players)
@@ -378,12 +380,16 @@ class Classic:
         with np.errstate(invalid="ignore"):
             publish &= start >= self.floor
         new = np.where(unrated, np.where(publish, start, np.nan), out.rating)
-        g = np.where(unrated, np.where(publish, n_results, state.n_games), out.n_games)
+        # G is kept across a drop below the floor (RULES.md section 1): the
+        # pooled games are added to it, as under the international rule.
+        g = np.where(
+            unrated, state.n_games + np.where(publish, n_results, 0), out.n_games
+        )
         with np.errstate(invalid="ignore"):
             ever_2400 = state.ever_2400 | (new >= 2400)
         k_list = np.where(np.isnan(new), 0, k_factor(g, ever_2400))
         return out._replace(
-            list_rating=np.vstack([out.list_rating[:-1], new]),
+            list_rating=np.vstack([kept, new]),
             list_k=np.vstack([out.list_k[:-1], k_list.astype(np.intp)]),
             n_games=g.astype(np.intp),
             ever_2400=ever_2400,

@@ -203,6 +203,10 @@ class Fide:
         )
         check_interval(owner, "unrated_prediction", self.unrated_prediction, 0, 4000)
         object.__setattr__(self, "_rules", self._make_rules())
+        # The registry name: without the 2650 exemption this is the fide-2024
+        # preset (not a field, so equality and repr are unchanged).
+        if self.exempt_from is None:
+            object.__setattr__(self, "name", "fide-2024")
 
     def _make_rules(self) -> ListRules:
         flat = self.k_factor

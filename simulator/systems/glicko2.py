@@ -156,7 +156,9 @@ def new_volatility(
         A[active], fA[active] = a_, fa
         B[active], fB[active] = c, fc
         active = active[np.abs(c - a_) > epsilon]
-    else:
+    # Checked after the loop, not in a for-else: a player converging on the
+    # last allowed iteration has converged.
+    if active.size:
         raise RuntimeError(
             f"Glicko-2 step 5 did not converge in {max_iterations} iterations "
             f"for {active.size} players."

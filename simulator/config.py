@@ -1,0 +1,457 @@
+"""Run configurations: frozen dataclasses, TOML loading and validation.
+
+A config file maps onto :class:`RunConfig`; every key is checked: an unknown
+key, a wrong type or an impossible value is a :class:`ConfigError` whose one-
+line message names the key (as a dotted path) and the value. The resolved
+config (every default filled in) is written beside every result.
+
+A minimal config::
+
+    title = "Two systems"
+    years = 3
+
+    [population]
+    n_players = 500
+
+    [[arena]]
+    name = "otb"
+    systems = ["fide", "glicko2"]
+
+A system is a registry name or a table ``{system = "fide", label = "fide no
+cap", cap = "none"}``: the keys besides ``system`` and ``label`` are the
+system's parameters, and the string ``"none"`` stands for Python's ``None``
+(TOML has no null).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tomllib
+import types
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Union, get_args, get_origin, get_type_hints
+
+import numpy as np
+import tomli_w
+
+from simulator._validate import check_choice, check_interval
+from simulator.metrics import MetricsConfig
+from simulator.outcomes import OutcomeModel
+from simulator.population import PopulationConfig
+from simulator.systems import SYSTEMS, RatingSystem, make_system
+
+__all__ = [
+    "DEFAULT_SYSTEMS",
+    "ArenaConfig",
+    "ConfigError",
+    "RunConfig",
+    "ScheduleConfig",
+    "SeedingConfig",
+    "SystemSpec",
+    "default_config",
+    "dump_config",
+    "load_config",
+    "parse_config",
+]
+
+#: The systems of the default comparison, in report order.
+DEFAULT_SYSTEMS = (
+    "fide",
+    "fide-2024",
+    "classic",
+    "glicko2",
+    "lichess",
+    "glicko",
+    "elo",
+)
+
+
+class ConfigError(ValueError):
+    """A bad configuration: the message names the key and the value."""
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """One rating system in an arena: a registry name, a label and parameters.
+
+    Parameters
+    ----------
+    system : str
+        Registry name (``ratingsim systems`` lists them).
+    label : str
+        Name in tables and figures; defaults to ``system``. Labels are unique
+        within an arena.
+    params : tuple of (str, value) pairs
+        Keyword parameters of the system.
+    """
+
+    system: str
+    label: str = ""
+    params: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        check_choice("SystemSpec", "system", self.system, tuple(SYSTEMS))
+        if not self.label:
+            object.__setattr__(self, "label", self.system)
+
+    def build(self) -> RatingSystem:
+        """The configured system."""
+        return make_system(self.system, **dict(self.params))
+
+
+@dataclass(frozen=True)
+class ScheduleConfig:
+    """Who plays when in an arena.
+
+    Parameters
+    ----------
+    kind : {"swiss", "online", "random"}, default "swiss"
+        ``swiss``: OTB events, Swiss opens and some round robins, a round a
+        day; ``online``: rating-window pairing in many rounds a day;
+        ``random``: random pairing each day (for tests and baselines).
+    rounds : tuple of int, default (5, 7, 9)
+        Swiss events have one of these numbers of rounds, equally often
+        (WORLD.md: opens of 5, 7 or 9 rounds dominate).
+    field_size : int, default 40
+        Mean entrants of a Swiss event.
+    round_robin_share : float, default 0.1
+        Share of OTB event entries that go to round robins.
+    round_robin_size : int, default 10
+        Players in a round robin (WORLD.md: about 10); grouped by rating.
+    rounds_per_day : int, default 1
+        OTB rounds played per day of an event; online rounds per day.
+    participation : float, default 1.0
+        Share of the population that plays in this arena.
+    activity_scale : float, default 1.0
+        Multiplies each player's games a year in this arena (e.g. 50 for an
+        online arena where players play far more than over the board).
+    window : float, default 200
+        Online pairing: the largest rating difference paired.
+    """
+
+    kind: str = "swiss"
+    rounds: tuple[int, ...] = (5, 7, 9)
+    field_size: int = 40
+    round_robin_share: float = 0.1
+    round_robin_size: int = 10
+    rounds_per_day: int = 1
+    participation: float = 1.0
+    activity_scale: float = 1.0
+    window: float = 200.0
+
+    def __post_init__(self) -> None:
+        owner = "ScheduleConfig"
+        check_choice(owner, "kind", self.kind, ("swiss", "online", "random"))
+        if not self.rounds or any(
+            not isinstance(r, int) or isinstance(r, bool) or r < 1 or r > 30
+            for r in self.rounds
+        ):
+            raise ValueError(
+                f"The 'rounds' parameter of {owner} must be whole numbers in "
+                f"[1, 30]. Got {self.rounds!r} instead."
+            )
+        check_interval(owner, "field_size", self.field_size, 4, 100_000, kind="an int")
+        check_interval(owner, "round_robin_share", self.round_robin_share, 0, 1)
+        check_interval(
+            owner, "round_robin_size", self.round_robin_size, 3, 30, kind="an int"
+        )
+        check_interval(
+            owner, "rounds_per_day", self.rounds_per_day, 1, 500, kind="an int"
+        )
+        check_interval(owner, "participation", self.participation, 0, 1, closed="right")
+        check_interval(
+            owner, "activity_scale", self.activity_scale, 0, 1e4, closed="right"
+        )
+        check_interval(owner, "window", self.window, 0, 4000, closed="right")
+
+
+@dataclass(frozen=True)
+class SeedingConfig:
+    """How the initial pool's ratings are set on the first day.
+
+    The initial pool is established: every system starts it at the player's
+    true strength plus a normal error, with ``n_games`` games played and, for
+    Glicko systems, deviation ``rd``. Newcomers start new under every system.
+
+    Parameters
+    ----------
+    rating_sd : float, default 60
+        SD of the error of the initial pool's ratings (rating points).
+    n_games : int, default 60
+        Games already in each initial rating (K tiers, Glicko counts).
+    rd : float, default 60
+        Glicko deviation of the initial pool.
+    """
+
+    rating_sd: float = 60.0
+    n_games: int = 60
+    rd: float = 60.0
+
+    def __post_init__(self) -> None:
+        check_interval("SeedingConfig", "rating_sd", self.rating_sd, 0, 1000)
+        check_interval(
+            "SeedingConfig", "n_games", self.n_games, 0, 10**6, kind="an int"
+        )
+        check_interval("SeedingConfig", "rd", self.rd, 0, 1000, closed="right")
+
+
+@dataclass(frozen=True)
+class ArenaConfig:
+    """A schedule plus the systems that rate its games.
+
+    Parameters
+    ----------
+    name : str
+        The arena's name.
+    systems : tuple of SystemSpec
+        The systems rating every game of the arena.
+    pairing_rating : str
+        Label of the system whose rating pairs players (Swiss order, online
+        window), or ``"true"`` for the true strength; by default the first
+        system.
+    outcomes : str, default "otb"
+        The outcome model preset: ``"otb"`` or ``"online"``.
+    schedule : ScheduleConfig
+        Who plays when.
+    seeding : SeedingConfig
+        The initial pool's ratings.
+    """
+
+    name: str = "otb"
+    systems: tuple[SystemSpec, ...] = tuple(SystemSpec(s) for s in DEFAULT_SYSTEMS)
+    pairing_rating: str = ""
+    outcomes: str = "otb"
+    schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
+    seeding: SeedingConfig = field(default_factory=SeedingConfig)
+
+    def __post_init__(self) -> None:
+        if not self.systems:
+            raise ValueError("An arena needs at least one system. Got none.")
+        labels = [s.label for s in self.systems]
+        dup = sorted({x for x in labels if labels.count(x) > 1})
+        if dup:
+            raise ValueError(f"System labels must be unique in an arena. Got {dup}.")
+        if not self.pairing_rating:
+            object.__setattr__(self, "pairing_rating", labels[0])
+        check_choice(
+            "ArenaConfig", "pairing_rating", self.pairing_rating, (*labels, "true")
+        )
+        check_choice("ArenaConfig", "outcomes", self.outcomes, ("otb", "online"))
+
+    def outcome_model(self) -> OutcomeModel:
+        """The arena's outcome model."""
+        return OutcomeModel.otb() if self.outcomes == "otb" else OutcomeModel.online()
+
+
+@dataclass(frozen=True)
+class RunConfig:
+    """A whole experiment.
+
+    Parameters
+    ----------
+    title : str
+        Shown in the report.
+    seed : int or None
+        Root seed; None draws one (printed and saved with the results).
+    replicates : int, default 8
+        Independent replicates (streams from ``SeedSequence.spawn``).
+    start_date : str, default "2024-01-01"
+        The first simulated day (ISO date).
+    years : float, default 5
+        Length of the run.
+    checkpoint_days : int, default 7
+        Days between the checkpoints at which accuracy and convergence are read.
+    cohort_ages : tuple of float, default (25, 45)
+        The drift cohort: initial-pool players of these ages on the first day.
+    population : PopulationConfig
+        The players.
+    arena : tuple of ArenaConfig
+        The arenas.
+    metrics : MetricsConfig
+        Metric settings.
+    """
+
+    title: str = "ratingsim: default comparison"
+    seed: int | None = None
+    replicates: int = 8
+    start_date: str = "2024-01-01"
+    years: float = 5.0
+    checkpoint_days: int = 7
+    cohort_ages: tuple[float, ...] = (25.0, 45.0)
+    population: PopulationConfig = field(default_factory=PopulationConfig)
+    arena: tuple[ArenaConfig, ...] = (ArenaConfig(),)
+    metrics: MetricsConfig = field(default_factory=MetricsConfig)
+
+    def __post_init__(self) -> None:
+        owner = "RunConfig"
+        if self.seed is not None:
+            check_interval(owner, "seed", self.seed, 0, 2**128, kind="an int")
+        check_interval(owner, "replicates", self.replicates, 1, 100_000, kind="an int")
+        try:
+            np.datetime64(self.start_date, "D")
+        except (ValueError, TypeError):
+            raise ValueError(
+                f"The 'start_date' parameter of {owner} must be an ISO date such as "
+                f"'2024-01-01'. Got {self.start_date!r} instead."
+            ) from None
+        check_interval(owner, "years", self.years, 0, 200, closed="right")
+        check_interval(
+            owner, "checkpoint_days", self.checkpoint_days, 1, 3650, kind="an int"
+        )
+        if len(self.cohort_ages) != 2 or self.cohort_ages[0] > self.cohort_ages[1]:
+            raise ValueError(
+                f"The 'cohort_ages' parameter of {owner} must be (low, high). "
+                f"Got {self.cohort_ages!r} instead."
+            )
+        if not self.arena:
+            raise ValueError("A run needs at least one arena. Got none.")
+        names = [a.name for a in self.arena]
+        if len(set(names)) != len(names):
+            raise ValueError(f"Arena names must be unique. Got {names}.")
+
+
+def default_config() -> RunConfig:
+    """The built-in default comparison: every system on one Swiss-event world."""
+    return RunConfig()
+
+
+# --- TOML -> dataclasses -------------------------------------------------------
+
+
+def _type_name(tp: Any) -> str:
+    names = {int: "an int", float: "a number", str: "a string", bool: "true or false"}
+    if tp in names:
+        return names[tp]
+    if get_origin(tp) is tuple:
+        return "a list"
+    if dataclasses.is_dataclass(tp):
+        return "a table"
+    return str(tp)
+
+
+def _coerce(tp: Any, value: Any, key: str) -> Any:
+    """Check ``value`` against the annotation ``tp``; convert lists to tuples."""
+    origin = get_origin(tp)
+    if origin in (Union, types.UnionType):
+        args = [a for a in get_args(tp) if a is not type(None)]
+        if value == "none" and type(None) in get_args(tp):
+            return None
+        return _coerce(args[0], value, key)
+    if tp is Any:
+        return value
+    is_number = isinstance(value, int | float) and not isinstance(value, bool)
+    if tp is float and is_number:
+        return float(value)
+    if tp is int and is_number and isinstance(value, int):
+        return value
+    if tp in (str, bool) and isinstance(value, tp):
+        return value
+    if origin is tuple and isinstance(value, list):
+        item = get_args(tp)[0]
+        return tuple(_coerce(item, v, f"{key}[{i}]") for i, v in enumerate(value))
+    if dataclasses.is_dataclass(tp) and isinstance(value, dict):
+        return _build(tp, value, key)
+    raise ConfigError(f"Key '{key}' must be {_type_name(tp)}. Got {value!r}.")
+
+
+def _build(cls: Any, data: Mapping[str, Any], path: str) -> Any:
+    """Build the dataclass ``cls`` from ``data``, naming ``path`` in every error."""
+    hints = get_type_hints(cls)
+    fields = {f.name for f in dataclasses.fields(cls) if f.init}
+    kwargs: dict[str, Any] = {}
+    for key, value in data.items():
+        full = f"{path}.{key}" if path else key
+        if key not in fields:
+            known = ", ".join(sorted(fields))
+            raise ConfigError(f"Unknown key '{full}'. Known keys here: {known}.")
+        if cls is ArenaConfig and key == "systems":
+            kwargs[key] = _systems(value, full)
+        elif cls is RunConfig and key == "arena":
+            if not isinstance(value, list):
+                raise ConfigError(f"Key '{full}' must be a list of tables ([[arena]]).")
+            kwargs[key] = tuple(
+                _coerce(ArenaConfig, v, f"{full}[{i}]") for i, v in enumerate(value)
+            )
+        else:
+            kwargs[key] = _coerce(hints[key], value, full)
+    try:
+        return cls(**kwargs)
+    except (ValueError, TypeError) as exc:
+        where = path or "config"
+        raise ConfigError(f"{where}: {exc}") from None
+
+
+def _systems(value: Any, key: str) -> tuple[SystemSpec, ...]:
+    if not isinstance(value, list):
+        raise ConfigError(f"Key '{key}' must be a list of systems. Got {value!r}.")
+    specs = []
+    for i, item in enumerate(value):
+        where = f"{key}[{i}]"
+        if isinstance(item, str):
+            item = {"system": item}
+        if not isinstance(item, dict) or "system" not in item:
+            raise ConfigError(
+                f"Key '{where}' must be a system name or a table with 'system'. "
+                f"Got {item!r}."
+            )
+        params = {k: v for k, v in item.items() if k not in ("system", "label")}
+        params = {k: (None if v == "none" else v) for k, v in params.items()}
+        try:
+            spec = SystemSpec(
+                item["system"],
+                str(item.get("label", "")),
+                tuple(sorted(params.items())),
+            )
+            spec.build()
+        except (ValueError, TypeError) as exc:
+            raise ConfigError(f"{where}: {exc}") from None
+        specs.append(spec)
+    return tuple(specs)
+
+
+def parse_config(text: str, *, source: str = "config") -> RunConfig:
+    """Parse TOML text into a validated :class:`RunConfig`."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{source}: not valid TOML: {exc}") from None
+    result: RunConfig = _build(RunConfig, data, "")
+    return result
+
+
+def load_config(path: str | Path) -> RunConfig:
+    """Read and validate a TOML config file."""
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"Cannot read config file '{p}': {exc.strerror}.") from None
+    return parse_config(text, source=str(p))
+
+
+# --- dataclasses -> TOML -------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        if isinstance(value, SystemSpec):
+            out = {"system": value.system, "label": value.label}
+            out.update({k: _plain(v) for k, v in value.params})
+            return out
+        return {
+            f.name: _plain(getattr(value, f.name))
+            for f in dataclasses.fields(value)
+            if f.init and getattr(value, f.name) is not None
+        }
+    if isinstance(value, tuple):
+        return [_plain(v) for v in value]
+    if value is None:
+        return "none"
+    return value
+
+
+def dump_config(config: RunConfig) -> str:
+    """The resolved config as TOML text; :func:`parse_config` reads it back."""
+    return tomli_w.dumps(_plain(config))

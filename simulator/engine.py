@@ -1,0 +1,438 @@
+"""The clock: days -> events -> rounds -> games -> every system -> metrics.
+
+One replicate of a run is :func:`run_replicate`, a pure function of the config
+and one random generator. Each day the players' true strengths move on; each
+arena plays the rounds its schedule has for the day; every system of the arena
+sees the same games (common random numbers); per-game systems update after
+each round, period systems close their periods on their own calendars; the
+metrics recorder reads predictions before every round and ratings at every
+checkpoint. Memory is bounded by the players plus one period's games.
+
+Within a round a player plays at most once, across all events of an arena, so
+updating a round at once equals updating its games one by one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from simulator.config import ArenaConfig, RunConfig, ScheduleConfig
+from simulator.metrics import Recorder, ReplicateResult
+from simulator.outcomes import OutcomeModel
+from simulator.pairing import (
+    Round,
+    SwissState,
+    pair_online,
+    pair_random,
+    pair_swiss_round,
+    record_swiss_round,
+    round_robin,
+    swiss_start,
+)
+from simulator.population import (
+    DAYS_PER_YEAR,
+    PlayerKind,
+    Population,
+    active,
+    advance,
+    age,
+    make_population,
+)
+from simulator.systems import RatingSystem
+from simulator.systems._common import FloatArray, Games, IntArray, day_of
+
+__all__ = ["run_replicate"]
+
+#: A player counts as active in the accuracy figures after a game within this
+#: many days (FIDE lists a player inactive after a year without a game).
+ACTIVE_DAYS = 365.0
+
+
+@dataclass
+class _Event:
+    """An OTB event in progress (engine-internal, mutable)."""
+
+    id: int
+    start: int
+    rounds_left: list[Round] | None  # round robin: the Berger rounds to come
+    swiss: SwissState | None
+    n_rounds: int
+    played: int = 0
+    parts: list[Games] = field(default_factory=list)
+
+
+@dataclass
+class _Rated:
+    """A system in an arena with its state and its pending period games."""
+
+    label: str
+    system: RatingSystem
+    state: Any
+    close: int | None
+    closing_days: int
+    pending: list[tuple[int, Games]] = field(default_factory=list)
+
+
+def _seed_states(
+    arena: ArenaConfig,
+    population: Population,
+    in_arena: np.ndarray[Any, Any],
+    start: int,
+    rng: np.random.Generator,
+) -> list[_Rated]:
+    """Each system's first state: the initial pool established, newcomers new."""
+    n = population.n_players
+    seeded = in_arena & (population.kind == PlayerKind.INITIAL)
+    noise = rng.normal(0.0, arena.seeding.rating_sd, n)
+    rating = np.where(seeded, np.rint(population.true_strength + noise), np.nan)
+    n_games = np.where(seeded, arena.seeding.n_games, 0)
+    rd = np.where(seeded, arena.seeding.rd, np.nan)
+    out = []
+    for spec in arena.systems:
+        system = spec.build()
+        # Below a list's floor a player is unrated from the start.
+        floor = getattr(system, "floor", None)
+        with np.errstate(invalid="ignore"):
+            seeded_rating = (
+                rating if floor is None else np.where(rating < floor, np.nan, rating)
+            )
+        state = system.new_state(
+            n,
+            day=start,
+            birth_year=population.birth_year.astype(np.float64),
+            rating=seeded_rating,
+            rd=rd,
+            n_games=n_games,
+        )
+        out.append(
+            _Rated(
+                spec.label,
+                system,
+                state,
+                system.next_close(start),
+                int(getattr(system, "closing_days", 0)),
+            )
+        )
+    return out
+
+
+class _Arena:
+    """One arena's schedule, systems and recorder during a replicate."""
+
+    def __init__(
+        self,
+        config: ArenaConfig,
+        run: RunConfig,
+        population: Population,
+        start: int,
+        rng: np.random.Generator,
+    ) -> None:
+        self.config = config
+        self.first_day = start
+        self.schedule: ScheduleConfig = config.schedule
+        self.outcomes: OutcomeModel = config.outcome_model()
+        n = population.n_players
+        self.in_arena = (
+            np.ones(n, dtype=bool)
+            if self.schedule.participation >= 1.0
+            else rng.random(n) < self.schedule.participation
+        )
+        self.rated = _seed_states(config, population, self.in_arena, start, rng)
+        self.labels = [r.label for r in self.rated]
+        self.recorder = Recorder(self.labels, n, run.metrics)
+        self.games_played = np.zeros(n, dtype=np.intp)
+        self.last_game = np.full(n, -np.inf)
+        self.busy_until = np.full(n, -1, dtype=np.int64)
+        self.events: list[_Event] = []
+        self.next_event_id = 0
+        low, high = run.cohort_ages
+        ages = age(population, start)
+        self.cohort = (
+            self.in_arena
+            & (population.kind == PlayerKind.INITIAL)
+            & (ages >= low)
+            & (ages <= high)
+        )
+        self.newcomer = self.in_arena & (population.kind == PlayerKind.NEWCOMER)
+        self.pairing_index = (
+            None
+            if config.pairing_rating == "true"
+            else self.labels.index(config.pairing_rating)
+        )
+
+    # --- ratings used for pairing --------------------------------------------
+
+    def pairing_rating(self, population: Population, players: IntArray) -> FloatArray:
+        """The arena's designated rating of ``players`` (NaN = unrated)."""
+        if self.pairing_index is None:
+            return population.true_strength[players]
+        rated = self.rated[self.pairing_index]
+        return rated.system.rating(rated.state)[players]
+
+    # --- the schedule ----------------------------------------------------------
+
+    def start_events(
+        self, population: Population, day: int, rng: np.random.Generator
+    ) -> None:
+        """Once a week: players enter OTB events by their activity."""
+        sched = self.schedule
+        present = self.in_arena & active(population, day) & (self.busy_until < day)
+        candidates = np.flatnonzero(present)
+        per_week = (
+            population.activity[candidates]
+            * sched.activity_scale
+            * 12.0
+            / (DAYS_PER_YEAR / 7.0)
+        )
+        mean_rounds = float(np.mean(sched.rounds))
+        enter = rng.random(candidates.size) < np.minimum(per_week / mean_rounds, 1.0)
+        entrants = candidates[enter]
+        if entrants.size < 4:
+            return
+        rating = self.pairing_rating(population, entrants)
+        # Round robins: the strongest-rated share, in groups of similar rating.
+        n_rr = int(entrants.size * sched.round_robin_share)
+        n_rr -= n_rr % sched.round_robin_size
+        order = np.argsort(-np.where(np.isnan(rating), -np.inf, rating), kind="stable")
+        rr_players = entrants[order[:n_rr]]
+        swiss_players = rng.permutation(entrants[order[n_rr:]])
+        for group in rr_players.reshape(-1, sched.round_robin_size):
+            self._add_event(rng.permutation(group), day, rng, robin=True)
+        n_events = max(1, round(swiss_players.size / sched.field_size))
+        for group in np.array_split(swiss_players, n_events):
+            if group.size >= 4:
+                self._add_event(group, day, rng, robin=False)
+
+    def _add_event(
+        self,
+        players: IntArray,
+        week_start: int,
+        rng: np.random.Generator,
+        *,
+        robin: bool,
+    ) -> None:
+        sched = self.schedule
+        start = week_start + int(rng.integers(0, 7))
+        if robin:
+            rounds = round_robin(players)
+            n_rounds = len(rounds)
+            event = _Event(self.next_event_id, start, rounds, None, n_rounds)
+        else:
+            # Small fields play fewer rounds, so that a legal pairing exists.
+            n_rounds = min(int(rng.choice(sched.rounds)), players.size // 2)
+            rating = np.full(players.size, np.nan)  # set when the event starts
+            event = _Event(
+                self.next_event_id, start, None, swiss_start(players, rating), n_rounds
+            )
+        self.next_event_id += 1
+        days = -(-n_rounds // sched.rounds_per_day)
+        self.busy_until[players] = start + days - 1
+        self.events.append(event)
+
+    def play_day(
+        self, population: Population, day: int, rng: np.random.Generator
+    ) -> None:
+        """Play every round the schedule has on ``day``."""
+        kind = self.schedule.kind
+        if kind == "swiss":
+            if (day - self.first_day) % 7 == 0:
+                self.start_events(population, day, rng)
+            for _ in range(self.schedule.rounds_per_day):
+                self._play_otb_round(population, day, rng)
+            self._finish_events(day)
+        else:
+            self._play_pool_day(population, day, rng)
+
+    def _play_otb_round(
+        self, population: Population, day: int, rng: np.random.Generator
+    ) -> None:
+        todays = [e for e in self.events if e.start <= day and e.played < e.n_rounds]
+        if not todays:
+            return
+        rounds = []
+        for event in todays:
+            if event.swiss is not None:
+                if event.played == 0:
+                    # The Swiss order uses the designated rating at the start.
+                    players = event.swiss.players
+                    event.swiss = swiss_start(
+                        players, self.pairing_rating(population, players)
+                    )
+                rounds.append(pair_swiss_round(event.swiss, rng))
+            else:
+                assert event.rounds_left is not None
+                rounds.append(event.rounds_left[event.played])
+        sizes = [r.n_games for r in rounds]
+        white = np.concatenate([r.white for r in rounds])
+        black = np.concatenate([r.black for r in rounds])
+        event_id = np.repeat([e.id for e in todays], sizes)
+        event_start = np.repeat([e.start for e in todays], sizes).astype(np.float64)
+        score = self._play(population, white, black, day, event_id, event_start, rng)
+        offsets = np.cumsum([0, *sizes])
+        for i, event in enumerate(todays):
+            part = slice(offsets[i], offsets[i + 1])
+            if event.swiss is not None:
+                event.swiss = record_swiss_round(event.swiss, rounds[i], score[part])
+            event.played += 1
+            event.parts.append(
+                Games(
+                    white[part],
+                    black[part],
+                    score[part],
+                    np.full(sizes[i], float(day)),
+                    event_id[part],
+                    event_start[part],
+                )
+            )
+
+    def _finish_events(self, day: int) -> None:
+        done = [e for e in self.events if e.played >= e.n_rounds]
+        if not done:
+            return
+        self.events = [e for e in self.events if e.played < e.n_rounds]
+        for event in done:
+            games = Games.concat(event.parts)
+            for rated in self.rated:
+                if not rated.system.per_game:
+                    rated.pending.append((day, games))
+
+    def _play_pool_day(
+        self, population: Population, day: int, rng: np.random.Generator
+    ) -> None:
+        sched = self.schedule
+        present = np.flatnonzero(self.in_arena & active(population, day))
+        per_day = (
+            population.activity[present] * sched.activity_scale * 12.0 / DAYS_PER_YEAR
+        )
+        p_round = np.minimum(per_day / sched.rounds_per_day, 1.0)
+        day_games: list[Games] = []
+        for r in range(sched.rounds_per_day):
+            players = present[rng.random(present.size) < p_round]
+            if players.size < 2:
+                continue
+            if sched.kind == "online":
+                rating = self.pairing_rating(population, players)
+                rating = np.where(np.isnan(rating), 1500.0, rating)
+                rnd = pair_online(players, rating, rng, window=sched.window)
+            else:
+                rnd = pair_random(players, rng)
+            if rnd.n_games == 0:
+                continue
+            when = day + (r + 0.5) / sched.rounds_per_day
+            ids = np.full(rnd.n_games, self.next_event_id)
+            start = np.full(rnd.n_games, float(day))
+            score = self._play(population, rnd.white, rnd.black, when, ids, start, rng)
+            day_games.append(
+                Games(
+                    rnd.white, rnd.black, score, np.full(rnd.n_games, when), ids, start
+                )
+            )
+        self.next_event_id += 1
+        if day_games:
+            games = Games.concat(day_games)
+            for rated in self.rated:
+                if not rated.system.per_game:
+                    rated.pending.append((day, games))
+
+    # --- one batch of games ----------------------------------------------------
+
+    def _play(
+        self,
+        population: Population,
+        white: IntArray,
+        black: IntArray,
+        day: float,
+        event: IntArray,
+        event_start: FloatArray,
+        rng: np.random.Generator,
+    ) -> FloatArray:
+        """Sample a round's results, record predictions, update per-game systems."""
+        true = population.true_strength
+        score = self.outcomes.sample(true[white], true[black], rng)
+        expected = {
+            r.label: r.system.expected_score(r.state, white, black) for r in self.rated
+        }
+        self.recorder.record_games(
+            expected, self.outcomes.expected_score(true[white], true[black]), score
+        )
+        games = Games(
+            white, black, score, np.full(white.size, float(day)), event, event_start
+        )
+        for rated in self.rated:
+            if rated.system.per_game:
+                rated.state = rated.system.rate(rated.state, games, day=day)
+        both = np.concatenate([white, black])
+        self.games_played += np.bincount(both, minlength=self.games_played.size)
+        self.last_game[both] = day
+        return score
+
+    # --- periods and checkpoints -------------------------------------------------
+
+    def close_periods(self, day: int) -> None:
+        """Rate every period that closes at the end of ``day``."""
+        for rated in self.rated:
+            while rated.close is not None and day + 1 >= rated.close:
+                cutoff = rated.close - rated.closing_days
+                now = [g for end, g in rated.pending if end < cutoff]
+                rated.pending = [(end, g) for end, g in rated.pending if end >= cutoff]
+                rated.state = rated.system.rate(
+                    rated.state, Games.concat(now), day=rated.close
+                )
+                rated.close = rated.system.next_close(rated.close)
+
+    def checkpoint(self, population: Population, day: int) -> None:
+        """Hand the recorder every system's published ratings."""
+        present = self.in_arena & active(population, day)
+        recent = present & (day - self.last_game <= ACTIVE_DAYS)
+        self.recorder.checkpoint(
+            float(day),
+            {r.label: r.system.rating(r.state) for r in self.rated},
+            population.true_strength,
+            recent,
+            self.games_played,
+            self.newcomer,
+            self.cohort & present,
+        )
+
+
+def run_replicate(
+    config: RunConfig,
+    rng: np.random.Generator,
+    *,
+    on_day: Callable[[int], None] | None = None,
+) -> dict[str, ReplicateResult]:
+    """Run one replicate of ``config`` with the generator ``rng``.
+
+    Parameters
+    ----------
+    config : RunConfig
+        The experiment.
+    rng : numpy.random.Generator
+        The replicate's only source of randomness.
+    on_day : callable, optional
+        Called with the number of days done after each day (progress bars).
+
+    Returns
+    -------
+    dict
+        Arena name -> the metrics of that arena.
+    """
+    start = day_of(config.start_date)
+    n_days = round(config.years * DAYS_PER_YEAR)
+    population = make_population(config.population, rng, start_day=start, n_days=n_days)
+    arenas = [_Arena(a, config, population, start, rng) for a in config.arena]
+    for i in range(n_days):
+        day = start + i
+        population = advance(population, float(day), rng)
+        for arena in arenas:
+            arena.play_day(population, day, rng)
+            arena.close_periods(day)
+            if (i + 1) % config.checkpoint_days == 0 or i == n_days - 1:
+                arena.checkpoint(population, day)
+        if on_day is not None:
+            on_day(i + 1)
+    return {a.config.name: a.recorder.result() for a in arenas}

@@ -1,0 +1,922 @@
+"""Metrics: convergence, accuracy against the truth, prediction, calibration, drift.
+
+Every metric of the simulator is defined here, once (DESIGN.md, "Metrics").
+A :class:`Recorder` is fed by the engine, one per replicate and arena, with
+
+* :meth:`Recorder.record_games`: each round's pre-game expected scores of every
+  system, of the oracle (the outcome model's true expectation) and the results;
+* :meth:`Recorder.checkpoint`: every system's published ratings beside the
+  true strengths, on the checkpoint days.
+
+It keeps streaming sums and fixed-size arrays only, so its memory grows with
+the number of players, systems and checkpoints, never with the number of games.
+:meth:`Recorder.result` turns them into tables (:class:`ReplicateResult`), and
+:func:`combine` averages the replicates with Student-t confidence intervals
+(:class:`Summary`).
+
+Aligning scales
+---------------
+Ratings of different systems sit on different scales (a Glicko-2 pool centred
+on 1500, FIDE ratings anchored by the rated opponents of newcomers), and the
+true strengths on yet another. Every accuracy figure is therefore read after
+removing one constant per system and checkpoint, the **offset**
+
+    offset = mean(rating - true)   over the active players with a rating,
+
+which is itself reported (it is what makes Lichess ratings higher than FIDE
+ratings for the same players). The errors ``rating - true - offset`` are what
+RMSE, MAE and convergence measure; Spearman's rank correlation and the spread
+ratio need no alignment. Prediction and calibration compare expected scores
+with results, which are on the same scale for every system.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike, NDArray
+from scipy import stats
+
+from simulator._validate import check_interval
+
+__all__ = [
+    "CLIP",
+    "COIN_FLIP",
+    "DAYS_PER_YEAR",
+    "ORACLE",
+    "MetricsConfig",
+    "Recorder",
+    "ReplicateResult",
+    "Summary",
+    "combine",
+    "drift_per_year",
+    "kaplan_meier_quantiles",
+    "threshold_name",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.intp]
+BoolArray = NDArray[np.bool_]
+
+#: Expected scores are clipped to ``[CLIP, 1 - CLIP]`` inside the log loss.
+CLIP = 1e-9
+#: Row names of the two reference predictors in the prediction table.
+ORACLE = "oracle"
+COIN_FLIP = "coin flip"
+#: Length of the year used by the drift slope, in days.
+DAYS_PER_YEAR = 365.25
+
+#: Columns of the per-checkpoint accuracy figures averaged in the steady state.
+_STEADY = ("rmse", "mae", "spearman", "spread", "offset")
+#: Columns that are counts: averaged over replicates, without an interval.
+_COUNTS = frozenset({"n", "n_games", "n_rated", "n_newcomers"})
+
+
+def threshold_name(threshold: float) -> str:
+    """Column stem of a convergence threshold: ``25.0 -> "n25"``, ``12.5 -> "n12.5"``.
+
+    >>> threshold_name(50.0)
+    'n50'
+    """
+    return f"n{threshold:g}"
+
+
+def _check_int(owner: str, name: str, value: object, low: int, high: float) -> None:
+    """Raise ``ValueError`` unless ``value`` is an int in ``[low, high]``."""
+    if isinstance(value, bool) or not isinstance(value, int | np.integer):
+        hi = "inf" if high == np.inf else f"{high:g}"
+        raise ValueError(
+            f"The {name!r} parameter of {owner} must be an int in [{low}, {hi}]. "
+            f"Got {value!r} instead."
+        )
+    check_interval(owner, name, value, low, high, kind="an int")
+
+
+@dataclass(frozen=True)
+class MetricsConfig:
+    """What the metrics measure and how finely.
+
+    Parameters
+    ----------
+    thresholds : tuple of float, default (25.0, 50.0, 100.0)
+        Convergence thresholds in rating points, increasing: N25, N50, N100 are
+        the games a newcomer needs until the aligned error stays below each.
+        A list is accepted and stored as a tuple.
+    calibration_bins : int, default 10
+        Number of equal-width bins of expected score on [0, 1].
+    curve_max_games : int, default 150
+        The error-vs-games curve covers 0 to ``curve_max_games`` games played.
+    steady_fraction : float, default 0.25
+        The steady-state accuracy figures of the summary are the mean over the
+        last ``steady_fraction`` of the checkpoints (at least one checkpoint).
+    curve_bin_width : float, default 1.0
+        Width in rating points of the error histogram behind the curve's
+        quantiles (the quantiles are interpolated within a bin).
+    curve_max_error : float, default 1000.0
+        Errors from ``curve_max_error`` up, and unrated players, fall into one
+        overflow bin; a quantile that lands in it is reported as ``inf``.
+    """
+
+    thresholds: tuple[float, ...] = (25.0, 50.0, 100.0)
+    calibration_bins: int = 10
+    curve_max_games: int = 150
+    steady_fraction: float = 0.25
+    curve_bin_width: float = 1.0
+    curve_max_error: float = 1000.0
+
+    def __post_init__(self) -> None:
+        owner = "MetricsConfig"
+        t = self.thresholds
+        ok = isinstance(t, tuple | list) and len(t) > 0
+        if ok:
+            for v in t:
+                try:
+                    check_interval(owner, "thresholds", v, 0, np.inf, closed="neither")
+                except ValueError:
+                    ok = False
+                    break
+        if ok:
+            values = [float(v) for v in t]
+            names = [threshold_name(v) for v in values]
+            ok = all(a < b for a, b in itertools.pairwise(values)) and len(
+                set(names)
+            ) == len(names)
+        if not ok:
+            raise ValueError(
+                f"The 'thresholds' parameter of {owner} must be a non-empty increasing "
+                f"sequence of distinct floats in (0, inf). Got {t!r} instead."
+            )
+        object.__setattr__(self, "thresholds", tuple(float(v) for v in t))
+        _check_int(owner, "calibration_bins", self.calibration_bins, 1, 10_000)
+        _check_int(owner, "curve_max_games", self.curve_max_games, 0, 100_000)
+        check_interval(
+            owner, "steady_fraction", self.steady_fraction, 0, 1, closed="right"
+        )
+        check_interval(
+            owner, "curve_bin_width", self.curve_bin_width, 0, np.inf, closed="neither"
+        )
+        check_interval(
+            owner,
+            "curve_max_error",
+            self.curve_max_error,
+            self.curve_bin_width,
+            np.inf,
+            closed="left",
+        )
+
+    @property
+    def n_error_bins(self) -> int:
+        """Finite bins of the error histogram (the overflow bin comes on top)."""
+        return math.ceil(self.curve_max_error / self.curve_bin_width)
+
+
+@dataclass(frozen=True, eq=False)
+class ReplicateResult:
+    """The metrics of one replicate and arena, as tables.
+
+    Attributes
+    ----------
+    summary : pandas.DataFrame
+        One row per system: ``system``; for each threshold stem ``nT`` (e.g.
+        ``n50``) ``nT_median``, ``nT_q25``, ``nT_q75`` (games, ``inf`` where
+        censored players decide the quantile) and ``nT_converged`` (share of
+        newcomers converged); ``n_newcomers``; the steady-state ``rmse``,
+        ``mae``, ``spearman``, ``spread`` and ``offset``; ``drift_per_year``;
+        ``log_loss``, ``brier`` and ``log_loss_excess`` (over the oracle).
+    timeseries : pandas.DataFrame
+        One row per checkpoint and system: ``day``, ``system``, ``offset``,
+        ``rmse``, ``mae``, ``spearman``, ``spread``, ``n_rated``,
+        ``cohort_drift``.
+    prediction : pandas.DataFrame
+        One row per system, then ``"oracle"`` and ``"coin flip"``: ``system``,
+        ``n_games``, ``log_loss``, ``brier``, ``log_loss_excess``,
+        ``brier_excess`` (excess over the oracle of the same games).
+    calibration : pandas.DataFrame
+        ``system``, ``bin``, ``bin_low``, ``bin_high``, ``mean_expected``,
+        ``mean_observed``, ``n`` (empty bins have NaN means).
+    convergence : pandas.DataFrame
+        The error-vs-games curve of newcomers: ``system``, ``games``,
+        ``median_error``, ``q25``, ``q75``, ``n``.
+    systems : tuple of str
+        The systems, in the order of the tables.
+    thresholds : tuple of float
+        The convergence thresholds.
+    """
+
+    summary: pd.DataFrame
+    timeseries: pd.DataFrame
+    prediction: pd.DataFrame
+    calibration: pd.DataFrame
+    convergence: pd.DataFrame
+    systems: tuple[str, ...]
+    thresholds: tuple[float, ...]
+
+
+@dataclass(frozen=True, eq=False)
+class Summary:
+    """Replicates combined: means with Student-t confidence intervals.
+
+    Every figure column ``x`` of the replicate tables comes with ``x_lo`` and
+    ``x_hi``, the bounds of the ``confidence`` interval of the mean across
+    replicates (NaN with one replicate); counts (``n``, ``n_games``,
+    ``n_rated``, ``n_newcomers``) are averaged without an interval. Each table
+    has an ``n_replicates`` column: the replicates that have the row (a figure
+    that is NaN in some of them is averaged over the others).
+
+    Attributes
+    ----------
+    summary, prediction : pandas.DataFrame
+        As in :class:`ReplicateResult`, one row per system (prediction also
+        ``"oracle"`` and ``"coin flip"``). ``summary.drift_per_year`` is the
+        least-squares slope of the cohort drift in rating points per year.
+    timeseries : pandas.DataFrame
+        Per ``day`` and ``system``.
+    calibration : pandas.DataFrame
+        Per ``system`` and ``bin``; ``mean_expected`` and ``mean_observed`` are
+        averages of the replicates' bin means.
+    convergence : pandas.DataFrame
+        Per ``system`` and ``games``.
+    n_replicates : int
+        Number of replicates combined.
+    confidence : float
+        Confidence level of the intervals.
+    systems : tuple of str
+        The systems.
+    thresholds : tuple of float
+        The convergence thresholds.
+    """
+
+    summary: pd.DataFrame
+    timeseries: pd.DataFrame
+    prediction: pd.DataFrame
+    calibration: pd.DataFrame
+    convergence: pd.DataFrame
+    n_replicates: int
+    confidence: float
+    systems: tuple[str, ...]
+    thresholds: tuple[float, ...]
+
+
+def _float_vector(value: ArrayLike, name: str, n: int | None = None) -> FloatArray:
+    a = np.asarray(value, dtype=np.float64)
+    if a.ndim != 1 or (n is not None and a.shape[0] != n):
+        want = "(n,)" if n is None else f"({n},)"
+        raise ValueError(f"{name} must have shape {want}. Got shape {a.shape} instead.")
+    return a
+
+
+def _bool_vector(value: ArrayLike, name: str, n: int) -> BoolArray:
+    a = np.asarray(value)
+    if a.shape != (n,) or a.dtype != np.bool_:
+        raise ValueError(
+            f"{name} must be a boolean array of shape ({n},). "
+            f"Got dtype {a.dtype} and shape {a.shape} instead."
+        )
+    return a
+
+
+def kaplan_meier_quantiles(
+    time: FloatArray, observed: NDArray[np.bool_], qs: Sequence[float]
+) -> list[float]:
+    """Quantiles of right-censored times by the Kaplan-Meier estimator.
+
+    A converged newcomer's ``N_t`` is an observed time; one still outside the
+    threshold at the end has only shown that ``N_t`` exceeds the games played
+    so far (censored at that count). The Kaplan-Meier survival curve uses both;
+    the ``q`` quantile is the smallest observed time at which the estimated
+    share not yet converged falls to ``1 - q`` or below, ``inf`` if it never
+    does (too many newcomers censored early), NaN without data.
+
+    >>> kaplan_meier_quantiles(np.array([5.0, 10, 20, 30]),
+    ...                        np.array([True, True, True, True]), [0.5])
+    [10.0]
+    >>> kaplan_meier_quantiles(np.array([5.0, 8, 20, 30]),
+    ...                        np.array([True, False, True, False]), [0.5])
+    [20.0]
+    """
+    if time.size == 0:
+        return [math.nan] * len(qs)
+    # At tied times events come before censorings (the usual convention).
+    order = np.lexsort((~observed, time))
+    t, d = time[order], observed[order]
+    at_risk = t.size - np.arange(t.size)
+    survival = np.cumprod(np.where(d, 1.0 - 1.0 / at_risk, 1.0))
+    out = []
+    for q in qs:
+        hit = np.flatnonzero(d & (survival <= 1.0 - q + 1e-12))
+        out.append(float(t[hit[0]]) if hit.size else math.inf)
+    return out
+
+
+def drift_per_year(day: ArrayLike, drift: ArrayLike) -> float:
+    """Least-squares slope of ``drift`` against ``day / 365.25``: points per year.
+
+    Checkpoints where the drift is NaN are left out; fewer than two distinct
+    days give NaN.
+
+    >>> drift_per_year([0.0, 365.25, 730.5], [1.0, 3.0, 5.0])
+    2.0
+    """
+    x = np.asarray(day, dtype=np.float64) / DAYS_PER_YEAR
+    y = np.asarray(drift, dtype=np.float64)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 2:
+        return math.nan
+    dx = x - x.mean()
+    sxx = float(np.sum(dx * dx))
+    if sxx == 0.0:
+        return math.nan
+    return float(np.sum(dx * (y - y.mean())) / sxx)
+
+
+class Recorder:
+    """Accumulate one replicate's metrics for one arena, in bounded memory.
+
+    Parameters
+    ----------
+    systems : sequence of str
+        Names of the arena's systems: the keys of the mappings handed to
+        :meth:`record_games` and :meth:`checkpoint`, and the rows of the tables.
+        ``"oracle"`` and ``"coin flip"`` are reserved.
+    n_players : int
+        Size of every per-player array.
+    config : MetricsConfig, optional
+        What to measure.
+
+    Notes
+    -----
+    Memory: per system, ``len(thresholds)`` floats per player (convergence),
+    one float per player (the pending curve value), the error histogram of
+    ``(curve_max_games + 1) x (n_error_bins + 1)`` counts, and a few floats per
+    checkpoint (the time series). Nothing grows with the number of games.
+
+    Calls must come in time order (``day`` non-decreasing); the convergence of
+    a newcomer is read across successive checkpoints.
+
+    Examples
+    --------
+    >>> rec = Recorder(["elo"], 3)
+    >>> rec.record_games({"elo": [0.5, 0.7]}, [0.5, 0.8], [1.0, 1.0])
+    >>> true = np.array([1500.0, 1600.0, 1700.0])
+    >>> rec.checkpoint(7.0, {"elo": true + 100.0}, true, np.ones(3, bool),
+    ...                np.array([1, 1, 0]), np.zeros(3, bool), np.ones(3, bool))
+    >>> row = rec.result().summary.iloc[0]
+    >>> float(row["offset"]), float(row["rmse"]), float(row["spearman"])
+    (100.0, 0.0, 1.0)
+    """
+
+    def __init__(
+        self,
+        systems: Sequence[str],
+        n_players: int,
+        config: MetricsConfig | None = None,
+    ) -> None:
+        names = tuple(systems)
+        if len(names) == 0 or not all(isinstance(s, str) and s for s in names):
+            raise ValueError(
+                f"The 'systems' parameter of Recorder must be a non-empty sequence of "
+                f"non-empty names. Got {systems!r} instead."
+            )
+        if len(set(names)) != len(names) or {ORACLE, COIN_FLIP} & set(names):
+            raise ValueError(
+                f"The 'systems' parameter of Recorder must hold distinct names other "
+                f"than {ORACLE!r} and {COIN_FLIP!r}. Got {names!r} instead."
+            )
+        _check_int("Recorder", "n_players", n_players, 0, np.inf)
+        self.systems = names
+        self.n_players = int(n_players)
+        self.config = MetricsConfig() if config is None else config
+        cfg = self.config
+        n_sys, n_thr = len(names), len(cfg.thresholds)
+
+        # Prediction: rows are the systems, then the oracle, then the coin flip.
+        self._n_games = 0
+        self._log_loss = np.zeros(n_sys + 2)
+        self._brier = np.zeros(n_sys + 2)
+        self._cal_n = np.zeros((n_sys, cfg.calibration_bins), dtype=np.int64)
+        self._cal_expected = np.zeros((n_sys, cfg.calibration_bins))
+        self._cal_observed = np.zeros((n_sys, cfg.calibration_bins))
+
+        # Accuracy time series: one list per column.
+        self._series: dict[str, list[float]] = {
+            k: []
+            for k in (
+                "day",
+                "offset",
+                "rmse",
+                "mae",
+                "spearman",
+                "spread",
+                "n_rated",
+                "cohort_drift",
+            )
+        }
+        self._last_day = -math.inf
+
+        # Convergence: games played when the current run inside each threshold
+        # began (NaN = outside now), and who has ever been measured.
+        self._entry = np.full((n_sys, n_thr, self.n_players), np.nan)
+        self._seen = np.zeros(self.n_players, dtype=bool)
+        # Games played at each newcomer's last checkpoint (censoring times).
+        self._last_games = np.zeros(self.n_players, dtype=np.float64)
+
+        # Error-vs-games curve: a histogram of errors per games-played value, and
+        # each newcomer's latest error at their current games count (committed
+        # once the count moves on, so each (player, games) counts once).
+        self._n_bins = cfg.n_error_bins + 1  # + overflow
+        self._hist = np.zeros(
+            (n_sys, cfg.curve_max_games + 1, self._n_bins), dtype=np.int64
+        )
+        self._pending_games = np.full(self.n_players, -1, dtype=np.intp)
+        self._pending_error = np.full((n_sys, self.n_players), np.nan)
+
+    # --- games --------------------------------------------------------------
+
+    def record_games(
+        self,
+        expected: Mapping[str, ArrayLike],
+        oracle: ArrayLike,
+        score: ArrayLike,
+    ) -> None:
+        """Add a batch of games (typically a round) to the prediction sums.
+
+        Parameters
+        ----------
+        expected : mapping of str to ndarray of shape (n_games,)
+            Each system's pre-game expected score for White.
+        oracle : ndarray of shape (n_games,)
+            The outcome model's true expected score for White.
+        score : ndarray of shape (n_games,)
+            White's score (1, 0.5, 0).
+
+        Notes
+        -----
+        Per game, with ``E`` clipped to ``[1e-9, 1 - 1e-9]`` in the log loss only:
+
+        * log loss ``-(s ln E + (1 - s) ln(1 - E))`` (natural log; a draw costs
+          ``ln 2`` at ``E = 0.5``);
+        * Brier score ``(s - E)^2``;
+        * calibration: the game falls in bin ``floor(E * calibration_bins)``
+          (``E = 1`` in the last bin), which sums its ``E`` and ``s``.
+
+        The coin flip predicts ``E = 0.5`` for every game.
+        """
+        s = _float_vector(score, "score")
+        n = s.shape[0]
+        o = _float_vector(oracle, "oracle", n)
+        self._check_keys(expected, "expected")
+        columns = [
+            _float_vector(expected[name], f"expected[{name!r}]", n)
+            for name in self.systems
+        ]
+        for name, e in [*zip(self.systems, columns, strict=True), (ORACLE, o)]:
+            if not np.all((e >= 0.0) & (e <= 1.0)):
+                raise ValueError(
+                    f"Expected scores of {name!r} must lie in [0, 1]. "
+                    f"Got values such as {e[~((e >= 0.0) & (e <= 1.0))][0]!r}."
+                )
+        if not np.all((s >= 0.0) & (s <= 1.0)):
+            raise ValueError("score must lie in [0, 1] (1, 0.5 or 0 for White).")
+        if n == 0:
+            return
+        self._n_games += n
+        bins = self.config.calibration_bins
+        for i, e in enumerate([*columns, o, np.full(n, 0.5)]):
+            self._log_loss[i] += _log_loss_sum(e, s)
+            self._brier[i] += float(np.sum((s - e) ** 2))
+            if i < len(columns):
+                k = np.minimum((e * bins).astype(np.intp), bins - 1)
+                self._cal_n[i] += np.bincount(k, minlength=bins)
+                self._cal_expected[i] += np.bincount(k, weights=e, minlength=bins)
+                self._cal_observed[i] += np.bincount(k, weights=s, minlength=bins)
+
+    # --- checkpoints ----------------------------------------------------------
+
+    def checkpoint(
+        self,
+        day: float,
+        ratings: Mapping[str, ArrayLike],
+        true_strength: ArrayLike,
+        active: ArrayLike,
+        games_played: ArrayLike,
+        newcomer: ArrayLike,
+        cohort: ArrayLike,
+    ) -> None:
+        """Read every system's published ratings against the truth.
+
+        Parameters
+        ----------
+        day : float
+            The checkpoint's day; non-decreasing from call to call.
+        ratings : mapping of str to ndarray of shape (n_players,)
+            Published ratings of each system, NaN for unrated players.
+        true_strength : ndarray of shape (n_players,)
+            True strengths on the Elo scale of the outcome model.
+        active : bool ndarray of shape (n_players,)
+            Players counted in the accuracy figures (offset, RMSE, ...).
+        games_played : int ndarray of shape (n_players,)
+            Games each player has played in the arena so far.
+        newcomer : bool ndarray of shape (n_players,)
+            Players whose convergence is measured (those who entered the pool
+            during the run).
+        cohort : bool ndarray of shape (n_players,)
+            Members of the fixed drift cohort present at this checkpoint.
+
+        Notes
+        -----
+        Over the active players with a rating (``n_rated`` of them), with
+        ``d = rating - true``:
+
+        * ``offset = mean(d)``: the alignment of the system's scale;
+        * ``rmse = sqrt(mean((d - offset)^2))``, ``mae = mean(|d - offset|)``;
+        * ``spearman``: Spearman's rank correlation of rating and true strength;
+        * ``spread = SD(rating) / SD(true)`` (population SDs, ``ddof=0``);
+        * ``cohort_drift = mean(d)`` over the cohort members with a rating.
+
+        Figures undefined at a checkpoint (no rated player, constant values)
+        are NaN.
+
+        Convergence: a newcomer with ``games_played > 0`` has error
+        ``|rating - true - offset|`` (infinite when unrated). For each
+        threshold ``t`` the recorder keeps the ``games_played`` of the
+        checkpoint that began the current run of checkpoints with error below
+        ``t``; a checkpoint with the error at ``t`` or above (or unrated) ends
+        the run. At the end, that value is ``N_t``, and newcomers outside are
+        right-censored (``N_t = inf``). A player left out of ``newcomer`` (or
+        at zero games) at a checkpoint keeps their state unchanged.
+
+        The curve: each newcomer contributes, for every games count ``g`` in
+        ``0..curve_max_games`` seen at some checkpoint, the error at the last
+        checkpoint at which they had played ``g`` games, i.e. the error of the
+        rating they carried into their next game.
+        """
+        n = self.n_players
+        day = float(day)
+        if math.isnan(day) or day < self._last_day:
+            raise ValueError(
+                f"Checkpoints must come in time order: day {day!r} after day "
+                f"{self._last_day!r}."
+            )
+        self._check_keys(ratings, "ratings")
+        true = _float_vector(true_strength, "true_strength", n)
+        act = _bool_vector(active, "active", n)
+        new = _bool_vector(newcomer, "newcomer", n)
+        coh = _bool_vector(cohort, "cohort", n)
+        gp = np.asarray(games_played)
+        if gp.shape != (n,) or not np.issubdtype(gp.dtype, np.integer):
+            raise ValueError(
+                f"games_played must be an integer array of shape ({n},). "
+                f"Got dtype {gp.dtype} and shape {gp.shape} instead."
+            )
+        gp = gp.astype(np.intp)
+        self._last_day = day
+
+        cfg = self.config
+        n_sys = len(self.systems)
+        errors = np.empty((n_sys, n))
+        for i, name in enumerate(self.systems):
+            r = _float_vector(ratings[name], f"ratings[{name!r}]", n)
+            rated = ~np.isnan(r)
+            row = _accuracy(r[act & rated], true[act & rated])
+            coh_rated = coh & rated
+            row["cohort_drift"] = (
+                float(np.mean(r[coh_rated] - true[coh_rated]))
+                if coh_rated.any()
+                else math.nan
+            )
+            row["day"] = day
+            for key, values in self._series.items():
+                values.append(row[key])
+            errors[i] = np.abs(r - true - row["offset"])  # NaN where unrated
+
+        # Convergence: runs of checkpoints inside each threshold.
+        tracked = new & (gp > 0)
+        self._seen |= tracked
+        self._last_games = np.where(tracked, gp, self._last_games)
+        thresholds = np.asarray(cfg.thresholds)[None, :, None]
+        with np.errstate(invalid="ignore"):
+            inside = errors[:, None, :] < thresholds  # NaN -> False
+        started = np.where(np.isnan(self._entry), gp.astype(np.float64), self._entry)
+        updated = np.where(inside, started, np.nan)
+        self._entry = np.where(tracked, updated, self._entry)
+
+        # Curve: commit pending values whose games count has moved on.
+        current = new & (gp <= cfg.curve_max_games)
+        keep = current & (gp == self._pending_games)
+        commit = (self._pending_games >= 0) & ~keep
+        if commit.any():
+            idx = np.flatnonzero(commit)
+            self._hist += self._histogram(
+                self._pending_games[idx], self._pending_error[:, idx]
+            )
+            self._pending_games[idx] = -1
+        self._pending_games[current] = gp[current]
+        self._pending_error[:, current] = errors[:, current]
+
+    # --- results --------------------------------------------------------------
+
+    def result(self) -> ReplicateResult:
+        """The tables of everything recorded so far (the recorder is unchanged)."""
+        cfg = self.config
+        systems = self.systems
+        timeseries = self._timeseries()
+        prediction = self._prediction()
+        calibration = self._calibration()
+
+        pending = np.flatnonzero(self._pending_games >= 0)
+        hist = self._hist + self._histogram(
+            self._pending_games[pending], self._pending_error[:, pending]
+        )
+        convergence = self._curve(hist)
+
+        # Summary: convergence quantiles, steady state, drift, prediction.
+        n_cp = len(self._series["day"]) // max(len(systems), 1)
+        n_steady = max(1, math.ceil(cfg.steady_fraction * n_cp)) if n_cp else 0
+        seen = np.flatnonzero(self._seen)
+        rows: dict[str, list[float | str]] = {"system": list(systems)}
+        for j, t in enumerate(cfg.thresholds):
+            stem = threshold_name(t)
+            cols: list[list[float]] = [[], [], [], []]
+            for i in range(len(systems)):
+                entry = self._entry[i, j, seen]
+                n_t = np.where(np.isnan(entry), np.inf, entry)
+                observed = ~np.isnan(entry)
+                times = np.where(observed, entry, self._last_games[seen])
+                q25, med, q75 = kaplan_meier_quantiles(
+                    times, observed, [0.25, 0.5, 0.75]
+                )
+                share = float(np.mean(np.isfinite(n_t))) if n_t.size else math.nan
+                for col, v in zip(cols, [med, q25, q75, share], strict=True):
+                    col.append(v)
+            for suffix, col in zip(
+                ["median", "q25", "q75", "converged"], cols, strict=True
+            ):
+                rows[f"{stem}_{suffix}"] = list(col)
+        rows["n_newcomers"] = [float(seen.size)] * len(systems)
+        for key in _STEADY:
+            rows[key] = []
+        rows["drift_per_year"] = []
+        for name in systems:
+            ts = timeseries[timeseries["system"] == name]
+            tail = ts.iloc[len(ts) - n_steady :] if n_steady else ts.iloc[0:0]
+            for key in _STEADY:
+                rows[key].append(_nanmean(tail[key].to_numpy(dtype=np.float64)))
+            rows["drift_per_year"].append(
+                drift_per_year(
+                    ts["day"].to_numpy(dtype=np.float64),
+                    ts["cohort_drift"].to_numpy(dtype=np.float64),
+                )
+            )
+        head = prediction.iloc[: len(systems)]
+        for key in ("log_loss", "brier", "log_loss_excess"):
+            rows[key] = head[key].tolist()
+        summary = pd.DataFrame(rows)
+        return ReplicateResult(
+            summary=summary,
+            timeseries=timeseries,
+            prediction=prediction,
+            calibration=calibration,
+            convergence=convergence,
+            systems=systems,
+            thresholds=cfg.thresholds,
+        )
+
+    # --- helpers --------------------------------------------------------------
+
+    def _check_keys(self, mapping: Mapping[str, object], what: str) -> None:
+        if sorted(mapping) != sorted(self.systems):
+            raise ValueError(
+                f"{what} must have one entry per system {list(self.systems)!r}. "
+                f"Got keys {sorted(mapping)!r} instead."
+            )
+
+    def _histogram(self, games: IntArray, error: FloatArray) -> NDArray[np.int64]:
+        """Counts of ``error`` (shape (n_systems, k)) by games count and error bin."""
+        cfg = self.config
+        n_sys = len(self.systems)
+        n_games = cfg.curve_max_games + 1
+        size = n_sys * n_games * self._n_bins
+        if games.size == 0:
+            return np.zeros((n_sys, n_games, self._n_bins), dtype=np.int64)
+        with np.errstate(invalid="ignore"):
+            scaled = np.where(
+                np.isnan(error) | (error >= cfg.curve_max_error),
+                self._n_bins - 1,
+                error / cfg.curve_bin_width,
+            )
+        b = np.minimum(np.floor(scaled).astype(np.intp), self._n_bins - 1)
+        sys_index = np.arange(n_sys, dtype=np.intp)[:, None]
+        flat = (sys_index * n_games + games[None, :]) * self._n_bins + b
+        counts = np.bincount(flat.ravel(), minlength=size)
+        return counts.reshape(n_sys, n_games, self._n_bins).astype(np.int64)
+
+    def _curve(self, hist: NDArray[np.int64]) -> pd.DataFrame:
+        cfg = self.config
+        n_sys, n_games, n_bins = hist.shape
+        cum = np.cumsum(hist, axis=-1)
+        total = cum[..., -1]
+        quant = {}
+        for key, q in (("q25", 0.25), ("median_error", 0.5), ("q75", 0.75)):
+            target = q * total
+            k = np.argmax(cum >= target[..., None], axis=-1)
+            below = np.take_along_axis(cum, k[..., None], axis=-1)[..., 0]
+            count = np.take_along_axis(hist, k[..., None], axis=-1)[..., 0]
+            before = below - count
+            with np.errstate(invalid="ignore", divide="ignore"):
+                value = (k + (target - before) / count) * cfg.curve_bin_width
+            value = np.where(k == n_bins - 1, np.inf, value)
+            quant[key] = np.where(total == 0, np.nan, value)
+        return pd.DataFrame(
+            {
+                "system": [s for s in self.systems for _ in range(n_games)],
+                "games": np.tile(np.arange(n_games, dtype=np.int64), n_sys),
+                "median_error": quant["median_error"].ravel(),
+                "q25": quant["q25"].ravel(),
+                "q75": quant["q75"].ravel(),
+                "n": total.ravel().astype(np.int64),
+            }
+        )
+
+    def _timeseries(self) -> pd.DataFrame:
+        n_sys = len(self.systems)
+        n_cp = len(self._series["day"]) // n_sys
+        data: dict[str, object] = {
+            "day": np.asarray(self._series["day"], dtype=np.float64),
+            "system": list(self.systems) * n_cp,
+        }
+        for key in ("offset", "rmse", "mae", "spearman", "spread"):
+            data[key] = np.asarray(self._series[key], dtype=np.float64)
+        data["n_rated"] = np.asarray(self._series["n_rated"], dtype=np.int64)
+        data["cohort_drift"] = np.asarray(self._series["cohort_drift"], np.float64)
+        return pd.DataFrame(data)
+
+    def _prediction(self) -> pd.DataFrame:
+        n = self._n_games
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_loss = self._log_loss / n if n else np.full_like(self._log_loss, np.nan)
+            brier = self._brier / n if n else np.full_like(self._brier, np.nan)
+        n_sys = len(self.systems)
+        return pd.DataFrame(
+            {
+                "system": [*self.systems, ORACLE, COIN_FLIP],
+                "n_games": np.full(n_sys + 2, n, dtype=np.int64),
+                "log_loss": log_loss,
+                "brier": brier,
+                "log_loss_excess": log_loss - log_loss[n_sys],
+                "brier_excess": brier - brier[n_sys],
+            }
+        )
+
+    def _calibration(self) -> pd.DataFrame:
+        bins = self.config.calibration_bins
+        n_sys = len(self.systems)
+        count = self._cal_n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_e = np.where(count > 0, self._cal_expected / count, np.nan)
+            mean_s = np.where(count > 0, self._cal_observed / count, np.nan)
+        edges = np.arange(bins + 1) / bins
+        return pd.DataFrame(
+            {
+                "system": [s for s in self.systems for _ in range(bins)],
+                "bin": np.tile(np.arange(bins, dtype=np.int64), n_sys),
+                "bin_low": np.tile(edges[:-1], n_sys),
+                "bin_high": np.tile(edges[1:], n_sys),
+                "mean_expected": mean_e.ravel(),
+                "mean_observed": mean_s.ravel(),
+                "n": count.ravel(),
+            }
+        )
+
+
+def _log_loss_sum(expected: FloatArray, score: FloatArray) -> float:
+    e = np.clip(expected, CLIP, 1.0 - CLIP)
+    return float(-np.sum(score * np.log(e) + (1.0 - score) * np.log1p(-e)))
+
+
+def _nanmean(values: FloatArray) -> float:
+    ok = ~np.isnan(values)
+    return float(np.mean(values[ok])) if ok.any() else math.nan
+
+
+def _accuracy(rating: FloatArray, true: FloatArray) -> dict[str, float]:
+    """Offset, RMSE, MAE, Spearman and spread of ``rating`` against ``true``."""
+    n = rating.shape[0]
+    out = dict.fromkeys(("offset", "rmse", "mae", "spearman", "spread"), math.nan)
+    out["n_rated"] = float(n)
+    if n == 0:
+        return out
+    d = rating - true
+    offset = float(np.mean(d))
+    e = d - offset
+    out["offset"] = offset
+    out["rmse"] = float(np.sqrt(np.mean(e * e)))
+    out["mae"] = float(np.mean(np.abs(e)))
+    sd_true = float(np.std(true))
+    if sd_true > 0.0:
+        out["spread"] = float(np.std(rating)) / sd_true
+    if n >= 2 and sd_true > 0.0 and float(np.ptp(rating)) > 0.0:
+        out["spearman"] = float(stats.spearmanr(rating, true).statistic)
+    return out
+
+
+# --- combining replicates ------------------------------------------------------
+
+
+def _aggregate(
+    frames: Sequence[pd.DataFrame], keys: list[str], confidence: float
+) -> pd.DataFrame:
+    """Mean of every figure column over replicates with a Student-t interval."""
+    stacked = pd.concat(list(frames), ignore_index=True)
+    values = [c for c in stacked.columns if c not in keys]
+    grouped = stacked.groupby(keys, sort=False)
+    mean = grouped[values].mean()
+    std = grouped[values].std(ddof=1)
+    count = grouped[values].count()
+    out = mean.reset_index()
+    half = {}
+    for c in values:
+        k = count[c].to_numpy(dtype=np.float64)
+        s = std[c].to_numpy(dtype=np.float64)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            t = np.asarray(
+                stats.t.ppf(0.5 + confidence / 2.0, np.where(k > 1, k - 1, np.nan)),
+                dtype=np.float64,
+            )
+            half[c] = np.where(k > 1, t * s / np.sqrt(k), np.nan)
+    columns: dict[str, object] = {k: out[k] for k in keys}
+    for c in values:
+        m = out[c].to_numpy(dtype=np.float64)
+        columns[c] = m
+        if c not in _COUNTS:
+            columns[f"{c}_lo"] = m - half[c]
+            columns[f"{c}_hi"] = m + half[c]
+    columns["n_replicates"] = grouped.size().to_numpy(dtype=np.int64)
+    return pd.DataFrame(columns)
+
+
+def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Summary:
+    """Combine replicates: the mean of each figure with a confidence interval.
+
+    Parameters
+    ----------
+    results : sequence of ReplicateResult
+        The replicates of one arena, all with the same systems.
+    confidence : float, default 0.95
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    Summary
+        Every figure ``x`` averaged over the replicates where it is defined
+        (NaN values are left out; an ``inf`` makes the mean ``inf``), with
+        ``x_lo``/``x_hi`` the Student-t interval
+        ``mean +- t_{(1+confidence)/2, k-1} * sd / sqrt(k)`` over those ``k``
+        replicates (NaN when ``k < 2``). The time series, calibration bins and
+        the error-vs-games curve are averaged point by point the same way.
+        ``drift_per_year`` of the summary is each replicate's least-squares
+        slope of cohort drift against ``day / 365.25``, combined likewise.
+
+    Examples
+    --------
+    >>> rec = Recorder(["elo"], 2)
+    >>> rec.record_games({"elo": [0.5]}, [0.6], [1.0])
+    >>> s = combine([rec.result()])
+    >>> round(float(s.prediction["log_loss"].iloc[0]), 4), s.n_replicates
+    (0.6931, 1)
+    """
+    check_interval("combine", "confidence", confidence, 0, 1, closed="neither")
+    if len(results) == 0:
+        raise ValueError("combine needs at least one ReplicateResult. Got none.")
+    systems = results[0].systems
+    thresholds = results[0].thresholds
+    for r in results[1:]:
+        if r.systems != systems or r.thresholds != thresholds:
+            raise ValueError(
+                f"Replicates must share systems and thresholds: {systems!r} and "
+                f"{thresholds!r}, but one has {r.systems!r} and {r.thresholds!r}."
+            )
+    return Summary(
+        summary=_aggregate([r.summary for r in results], ["system"], confidence),
+        timeseries=_aggregate(
+            [r.timeseries for r in results], ["day", "system"], confidence
+        ),
+        prediction=_aggregate([r.prediction for r in results], ["system"], confidence),
+        calibration=_aggregate(
+            [r.calibration for r in results],
+            ["system", "bin", "bin_low", "bin_high"],
+            confidence,
+        ),
+        convergence=_aggregate(
+            [r.convergence for r in results], ["system", "games"], confidence
+        ),
+        n_replicates=len(results),
+        confidence=float(confidence),
+        systems=systems,
+        thresholds=thresholds,
+    )

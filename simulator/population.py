@@ -1,0 +1,724 @@
+"""Synthetic players: true strength, age and growth, activity, arrivals, departures.
+
+A run's players are drawn up front: the initial pool and every newcomer who
+will arrive over the horizon, so player indices are stable for the whole run
+and memory grows with players only. :func:`make_population` draws them,
+:func:`advance` moves true strengths forward in time, :func:`active` says who
+is in the pool on a day and :func:`age` gives ages.
+
+True strength moves along an age curve (juniors improve fast, more slowly
+as they grow up, adults hold, veterans decline), scaled per player by a
+lognormal growth factor, plus a Brownian random walk. Both parts scale exactly
+with the elapsed time: the curve is integrated over the player's age and the
+walk's variance grows linearly with time, so advancing 60 days in one step or
+in 60 steps of one day gives the same distribution of changes.
+
+The defaults imitate the FIDE-rated OTB pool of WORLD.md; each parameter's
+docstring names its source. Figures marked (L) there come from FIDE's lists or
+the Lichess broadcast archive, not peer reviewed.
+
+Days are numbers of days since 1970-01-01 (``simulator.systems._common.day_of``);
+a year is 365.2425 days.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import itertools
+from dataclasses import dataclass
+from enum import IntEnum
+from typing import Any, Literal
+
+import numpy as np
+from numpy.typing import NDArray
+
+from simulator._validate import check_interval
+
+__all__ = [
+    "DAYS_PER_YEAR",
+    "JUNIOR_AGE",
+    "PlayerKind",
+    "Population",
+    "PopulationConfig",
+    "active",
+    "advance",
+    "age",
+    "make_population",
+]
+
+FloatArray = NDArray[np.float64]
+IntArray = NDArray[np.int64]
+
+#: Days in a mean Gregorian year.
+DAYS_PER_YEAR = 365.2425
+#: Juniors are players aged 18 or less, i.e. younger than this (FIDE, WORLD.md).
+JUNIOR_AGE = 19.0
+
+_OWNER = "PopulationConfig"
+
+
+class PlayerKind(IntEnum):
+    """How a player entered the run."""
+
+    #: In the pool on the first day.
+    INITIAL = 0
+    #: Arrived during the run.
+    NEWCOMER = 1
+
+
+def _as_floats(name: str, value: Any) -> tuple[float, ...]:
+    """A non-empty tuple of finite floats, or a sklearn-style ``ValueError``."""
+    try:
+        items = tuple(value)
+    except TypeError:
+        items = ()
+    ok = len(items) > 0 and all(
+        isinstance(v, int | float | np.integer | np.floating)
+        and not isinstance(v, bool)
+        and np.isfinite(float(v))
+        for v in items
+    )
+    if not ok:
+        raise ValueError(
+            f"The {name!r} parameter of {_OWNER} must be a non-empty sequence of "
+            f"finite floats. Got {value!r} instead."
+        )
+    return tuple(float(v) for v in items)
+
+
+def _check_each(
+    name: str,
+    values: tuple[float, ...],
+    low: float,
+    high: float,
+    closed: Literal["both", "left", "right", "neither"],
+) -> None:
+    """Check every entry of a sequence parameter, naming the entry."""
+    for i, v in enumerate(values):
+        check_interval(_OWNER, f"{name}[{i}]", v, low, high, closed=closed)
+
+
+def _check_same_length(names: tuple[str, ...], lengths: tuple[int, ...]) -> None:
+    if len(set(lengths)) != 1:
+        listed = ", ".join(f"{n!r} ({k})" for n, k in zip(names, lengths, strict=True))
+        raise ValueError(
+            f"The parameters {listed} of {_OWNER} must have equal lengths."
+        )
+
+
+def _check_increasing(name: str, values: tuple[float, ...]) -> None:
+    if any(b <= a for a, b in itertools.pairwise(values)):
+        raise ValueError(
+            f"The {name!r} parameter of {_OWNER} must be strictly increasing. "
+            f"Got {values!r} instead."
+        )
+
+
+def _check_weights(name: str, values: tuple[float, ...]) -> None:
+    _check_each(name, values, 0, np.inf, "left")
+    if sum(values) <= 0:
+        raise ValueError(
+            f"The {name!r} parameter of {_OWNER} must have a positive sum. "
+            f"Got {values!r} instead."
+        )
+
+
+@dataclass(frozen=True)
+class PopulationConfig:
+    """Parameters of a synthetic player pool; defaults imitate FIDE's OTB pool.
+
+    Parameters
+    ----------
+    n_players : int, default 2000
+        Players in the pool on the first day.
+    strength_weights, strength_means, strength_sds : tuple of float
+        A normal mixture (weights, means and SDs in rating points) of each
+        player's *peak* true strength, the strength at ``peak_age``; a single
+        normal is a one-entry mixture. A player's strength on entry is this
+        draw moved along their own age curve from ``peak_age`` to their age, so
+        juniors sit below it by the growth still ahead of them and veterans by
+        the decline behind them. Defaults ``(0.8, 0.2)``, ``(1860, 2030)``,
+        ``(180, 280)``: the initial pool then has a median near 1705 and an SD
+        near 333 (adults 25-45: SD near 215), with about 36 % below 1600, 13 %
+        above 2000, 3.5 % above 2200, 0.85 % above 2400 and 0.17 % above 2600;
+        juniors are about 64 % of the players below 1600 and 10 % of those
+        above 2400. WORLD.md: median of active players 1703 (Oct 2026); SD of active
+        adults 25-45 about 235 after March 2024, 342 before; bands <1600 33 %,
+        2000+ 12.8 %, 2200+ 3.8 %, 2400+ 0.8 %, 2600+ 0.07 %; juniors 64 % of
+        the <1600 band and 10 % of 2400-2599.
+    peak_age : float, default 35.0
+        Age (years) at which a player's strength equals their mixture draw;
+        it should be where the age curve turns from gains to losses (35 with
+        the default curve). WORLD.md: peak age in the mid-30s to early 40s
+        (Elo 1965; Roring & Charness 2007; Strittmatter et al. 2020).
+    age_edges : tuple of float, default (6, 10, 15, 19, 30, 45, 65, 85)
+        Edges (years) of the age bands on the first day; ages are uniform
+        within a band.
+    age_weights : tuple of float, default (0.04, 0.17, 0.16, 0.18, 0.20, 0.17, 0.08)
+        Share of the initial pool in each age band (normalised). The first three
+        bands are the juniors: 37 % (WORLD.md: juniors, age <= 18, are 37 % of
+        active players). The adult split is ours; WORLD.md has no figure.
+    newcomer_age_weights : tuple of float
+        Share of newcomers in each age band at arrival, default
+        ``(0.18, 0.25, 0.14, 0.18, 0.13, 0.09, 0.03)``: younger than the pool,
+        57 % juniors, so that the pool's junior share stays near 37 % as
+        juniors grow up (checked over ten simulated years). Our choice;
+        WORLD.md gives newcomers' ratings by age, not their ages.
+    growth_ages : tuple of float, default (10, 13.5, 17.5, 22, 35, 53, 70)
+        Ages (years) of the knots of the age curve; the yearly change is
+        interpolated linearly between knots and constant beyond them.
+    growth_rates : tuple of float, default (80, 62.5, 32.5, 18, 0, -9, -17)
+        Typical change of true strength (points per year) at each knot. WORLD.md:
+        strong players gain, relative to adults 25-45, about 160 under 12, 125
+        at 12-15, 65 at 16-19 and 36 at 20-24 a year, and typical juniors about
+        half that (hence 80, 62.5, 32.5, 18); they lose 9 at 46-60 and 17 over
+        60 (kept in full; published ratings: -9 at 46-64, -14 at 65+).
+    growth_sd : float, default 0.4
+        SD of the log of each player's growth factor, a lognormal multiplier
+        with mean 1 on the age curve (gains and losses alike): about 3 % of
+        players develop at least twice the typical pace, the strong players'
+        pace of WORLD.md. Our choice.
+    drift_sd : float, default 30.0
+        SD of the random walk of true strength, in points per square root of a
+        year (a player's strength a year on is the curve's change plus a normal
+        change with this SD). Our assumption; WORLD.md has no figure.
+    activity_strengths : tuple of float, default (1400, 1800, 2100, 2300, 2500, 2700)
+        Strengths (points) of the knots of the mean activity curve: the middles
+        of WORLD.md's bands <1600, 1600-1999, 2000-2199, 2200-2399, 2400-2599
+        and 2600+.
+    games_per_year : tuple of float, default (15.5, 17.3, 22.5, 31.1, 49.2, 59.0)
+        Mean rated games a year at each knot (WORLD.md, by band; 17.3 over all
+        players in 2019), interpolated linearly and constant beyond the ends.
+        With the default strengths the pool's mean is near 17.9 a year.
+    activity_sd : float, default 0.93
+        SD of the log of each player's activity multiplier, a lognormal with
+        mean 1: heavy-tailed activity. WORLD.md: club adults 1600-1999 play a
+        median of 10 rated games a year with p10 3 and p90 33, a log-spread of
+        ``ln(33/3) / (2 * 1.2816) = 0.93``. With the defaults, club adults
+        1600-1999 aged 25-60 get a median near 11.7 games a year.
+    max_games_per_year : float, default 150.0
+        Cap on a player's expected games a year (the busiest professionals).
+    arrival_rate : float, default 0.22
+        Newcomers a year as a share of ``n_players`` (a Poisson process at a
+        constant rate). WORLD.md: about 48,000 newcomers a year, about 22 % of
+        the active pool.
+    newcomer_offset : float, default -50.0
+        Points added to a newcomer's peak-strength draw. Newcomers enter weaker
+        than the pool mostly because they are younger: with the defaults their
+        median on arrival is near 1560, and near 1060, 1370, 1590 and 1755 for
+        ages under 10, 10-14, 15-18 and 19+. WORLD.md: newcomers' median first
+        rating 1533-1564 (2024-2026); by age in 2025 <10 1492, 10-14 1513,
+        15-19 1579, 20+ about 1650, against a pool median near 1700. Published
+        first ratings are floored at 1400, so the youngest sit lower in truth.
+        With the defaults the pool's median drifts down by about 45 points
+        over ten years.
+    departure_rate : float, default 0.15
+        Probability that a player leaves the pool within a year (a constant
+        hazard, for every player). With ``arrival_rate`` 0.22 the pool grows
+        about 7 % a year at first (WORLD.md: 177k to 218k players with a rated
+        game in 12 months, Feb 2024 to Oct 2026). Our fit; WORLD.md gives no
+        departure rate.
+
+    Notes
+    -----
+    A player's activity is fixed when drawn, from their strength then.
+    Departure is independent of age, strength and activity.
+    """
+
+    n_players: int = 2000
+    strength_weights: tuple[float, ...] = (0.8, 0.2)
+    strength_means: tuple[float, ...] = (1860.0, 2030.0)
+    strength_sds: tuple[float, ...] = (180.0, 280.0)
+    peak_age: float = 35.0
+    age_edges: tuple[float, ...] = (6.0, 10.0, 15.0, 19.0, 30.0, 45.0, 65.0, 85.0)
+    age_weights: tuple[float, ...] = (0.04, 0.17, 0.16, 0.18, 0.20, 0.17, 0.08)
+    newcomer_age_weights: tuple[float, ...] = (
+        0.18,
+        0.25,
+        0.14,
+        0.18,
+        0.13,
+        0.09,
+        0.03,
+    )
+    growth_ages: tuple[float, ...] = (10.0, 13.5, 17.5, 22.0, 35.0, 53.0, 70.0)
+    growth_rates: tuple[float, ...] = (80.0, 62.5, 32.5, 18.0, 0.0, -9.0, -17.0)
+    growth_sd: float = 0.4
+    drift_sd: float = 30.0
+    activity_strengths: tuple[float, ...] = (
+        1400.0,
+        1800.0,
+        2100.0,
+        2300.0,
+        2500.0,
+        2700.0,
+    )
+    games_per_year: tuple[float, ...] = (15.5, 17.3, 22.5, 31.1, 49.2, 59.0)
+    activity_sd: float = 0.93
+    max_games_per_year: float = 150.0
+    arrival_rate: float = 0.22
+    newcomer_offset: float = -50.0
+    departure_rate: float = 0.15
+
+    def __post_init__(self) -> None:
+        n = self.n_players
+        if not isinstance(n, int | np.integer) or isinstance(n, bool) or n < 0:
+            raise ValueError(
+                f"The 'n_players' parameter of {_OWNER} must be an int in "
+                f"[0, inf). Got {n!r} instead."
+            )
+        seqs = {
+            name: _as_floats(name, getattr(self, name))
+            for name in (
+                "strength_weights",
+                "strength_means",
+                "strength_sds",
+                "age_edges",
+                "age_weights",
+                "newcomer_age_weights",
+                "growth_ages",
+                "growth_rates",
+                "activity_strengths",
+                "games_per_year",
+            )
+        }
+        for name, value in seqs.items():
+            object.__setattr__(self, name, value)
+        object.__setattr__(self, "n_players", int(n))
+
+        _check_same_length(
+            ("strength_weights", "strength_means", "strength_sds"),
+            tuple(
+                len(seqs[k])
+                for k in ("strength_weights", "strength_means", "strength_sds")
+            ),
+        )
+        _check_weights("strength_weights", seqs["strength_weights"])
+        _check_each("strength_sds", seqs["strength_sds"], 0, np.inf, "left")
+
+        if len(seqs["age_edges"]) < 2:
+            raise ValueError(
+                f"The 'age_edges' parameter of {_OWNER} must have at least two "
+                f"entries (one band). Got {seqs['age_edges']!r} instead."
+            )
+        _check_increasing("age_edges", seqs["age_edges"])
+        _check_each("age_edges", seqs["age_edges"], 0, 150, "both")
+        n_bands = len(seqs["age_edges"]) - 1
+        for name in ("age_weights", "newcomer_age_weights"):
+            if len(seqs[name]) != n_bands:
+                raise ValueError(
+                    f"The {name!r} parameter of {_OWNER} must have one entry per "
+                    f"age band ({n_bands}, one fewer than 'age_edges'). Got "
+                    f"{len(seqs[name])} instead."
+                )
+            _check_weights(name, seqs[name])
+
+        _check_same_length(
+            ("growth_ages", "growth_rates"),
+            (len(seqs["growth_ages"]), len(seqs["growth_rates"])),
+        )
+        _check_increasing("growth_ages", seqs["growth_ages"])
+
+        _check_same_length(
+            ("activity_strengths", "games_per_year"),
+            (len(seqs["activity_strengths"]), len(seqs["games_per_year"])),
+        )
+        _check_increasing("activity_strengths", seqs["activity_strengths"])
+        _check_each("games_per_year", seqs["games_per_year"], 0, np.inf, "left")
+
+        check_interval(_OWNER, "peak_age", self.peak_age, 0, 150, closed="both")
+        check_interval(_OWNER, "growth_sd", self.growth_sd, 0, 5, closed="both")
+        check_interval(_OWNER, "drift_sd", self.drift_sd, 0, np.inf, closed="left")
+        check_interval(_OWNER, "activity_sd", self.activity_sd, 0, 5, closed="both")
+        check_interval(
+            _OWNER,
+            "max_games_per_year",
+            self.max_games_per_year,
+            0,
+            np.inf,
+            closed="neither",
+        )
+        check_interval(
+            _OWNER, "arrival_rate", self.arrival_rate, 0, np.inf, closed="left"
+        )
+        check_interval(
+            _OWNER,
+            "newcomer_offset",
+            self.newcomer_offset,
+            -np.inf,
+            np.inf,
+            closed="neither",
+        )
+        check_interval(
+            _OWNER, "departure_rate", self.departure_rate, 0, 1, closed="left"
+        )
+
+
+@dataclass(frozen=True, eq=False)
+class Population:
+    """Every player of a run, as parallel read-only arrays of shape (n_players,).
+
+    Players ``0 .. config.n_players - 1`` are the initial pool; the newcomers
+    follow in order of arrival. Build with :func:`make_population`; move with
+    :func:`advance`, which returns a new population.
+
+    Parameters
+    ----------
+    config : PopulationConfig
+        The parameters the players were drawn from (``advance`` reads the age
+        curve and the random walk from it).
+    day : float
+        The day (days since 1970-01-01) ``true_strength`` refers to.
+    true_strength : ndarray of shape (n_players,)
+        True strength in rating points on ``day``. A player who has not yet
+        arrived holds their strength at arrival; one who has left keeps the
+        strength they left with.
+    birth_day : ndarray of shape (n_players,)
+        Day of birth (days since 1970-01-01, fractional).
+    birth_year : ndarray of shape (n_players,)
+        Calendar year of birth (int64), for rules written in birth years.
+    arrival_day : ndarray of shape (n_players,)
+        First day in the pool: the start day for the initial pool.
+    departure_day : ndarray of shape (n_players,)
+        First day out of the pool; ``inf`` if the player stays past the horizon.
+    activity : ndarray of shape (n_players,)
+        Expected rated games per month (a twelfth of a year) while in the pool.
+    growth : ndarray of shape (n_players,)
+        Multiplier of the age curve (lognormal, mean 1).
+    kind : ndarray of shape (n_players,)
+        :class:`PlayerKind` codes (int8): initial pool or newcomer.
+    """
+
+    config: PopulationConfig
+    day: float
+    true_strength: FloatArray
+    birth_day: FloatArray
+    birth_year: IntArray
+    arrival_day: FloatArray
+    departure_day: FloatArray
+    activity: FloatArray
+    growth: FloatArray
+    kind: NDArray[np.int8]
+
+    def __post_init__(self) -> None:
+        n = np.shape(self.true_strength)[0] if np.ndim(self.true_strength) else -1
+        dtypes: dict[str, Any] = {
+            "true_strength": np.float64,
+            "birth_day": np.float64,
+            "birth_year": np.int64,
+            "arrival_day": np.float64,
+            "departure_day": np.float64,
+            "activity": np.float64,
+            "growth": np.float64,
+            "kind": np.int8,
+        }
+        for name, dtype in dtypes.items():
+            value = getattr(self, name)
+            arr = np.asarray(value, dtype=dtype)
+            if arr.ndim != 1 or arr.shape[0] != n:
+                raise ValueError(
+                    f"Population.{name} must have shape ({n},), like "
+                    f"Population.true_strength. Got {arr.shape}."
+                )
+            if arr.flags.writeable:
+                # Our own read-only copy: no one can write into the state.
+                arr = arr.copy()
+                arr.flags.writeable = False
+            object.__setattr__(self, name, arr)
+        object.__setattr__(self, "day", float(self.day))
+
+    @property
+    def n_players(self) -> int:
+        """Number of players over the whole run (initial pool and newcomers)."""
+        return int(self.true_strength.shape[0])
+
+    @property
+    def newcomer(self) -> NDArray[np.bool_]:
+        """Mask of the players who arrive during the run."""
+        return np.equal(self.kind, int(PlayerKind.NEWCOMER))
+
+
+def _mixture(
+    weights: tuple[float, ...],
+    means: tuple[float, ...],
+    sds: tuple[float, ...],
+    n: int,
+    rng: np.random.Generator,
+) -> FloatArray:
+    """``n`` draws from a normal mixture."""
+    p = np.asarray(weights) / np.sum(weights)
+    component = rng.choice(p.shape[0], size=n, p=p)
+    z = rng.standard_normal(n)
+    mean: FloatArray = np.asarray(means, dtype=np.float64)[component]
+    sd: FloatArray = np.asarray(sds, dtype=np.float64)[component]
+    return mean + sd * z
+
+
+def _ages(
+    edges: tuple[float, ...],
+    weights: tuple[float, ...],
+    n: int,
+    rng: np.random.Generator,
+) -> FloatArray:
+    """``n`` ages (years), uniform within bands chosen with ``weights``."""
+    e: FloatArray = np.asarray(edges, dtype=np.float64)
+    p = np.asarray(weights) / np.sum(weights)
+    band = rng.choice(p.shape[0], size=n, p=p)
+    low: FloatArray = e[band]
+    high: FloatArray = e[band + 1]
+    return low + rng.random(n) * (high - low)
+
+
+def _lognormal_mean_one(sd: float, n: int, rng: np.random.Generator) -> FloatArray:
+    """``n`` lognormal multipliers with mean 1 and log-SD ``sd``."""
+    return np.exp(sd * rng.standard_normal(n) - 0.5 * sd * sd)
+
+
+def _growth_integral(
+    age_years: FloatArray, ages: tuple[float, ...], rates: tuple[float, ...]
+) -> FloatArray:
+    """Integral of the piecewise-linear age curve from ``ages[0]`` to ``age_years``.
+
+    The curve is linear between knots and constant beyond them, so the integral
+    is exact and additive: the change over [a, b] is ``I(b) - I(a)``.
+    """
+    x: FloatArray = np.asarray(ages, dtype=np.float64)
+    y: FloatArray = np.asarray(rates, dtype=np.float64)
+    # Integral at each knot (trapezoids).
+    at_knot = np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))])
+    a = np.asarray(age_years, dtype=np.float64)
+    seg = np.clip(np.searchsorted(x, a, side="right") - 1, 0, x.shape[0] - 1)
+    t = a - x[seg]
+    # Slope of the segment a lies in; zero beyond the last knot.
+    slope = np.zeros_like(x)
+    slope[:-1] = np.diff(y) / np.diff(x)
+    inside = (a >= x[0]) & (seg < x.shape[0] - 1)
+    out = at_knot[seg] + y[seg] * t + np.where(inside, 0.5 * slope[seg] * t * t, 0.0)
+    # Below the first knot the rate is constant at its first value.
+    result: FloatArray = np.where(a < x[0], y[0] * (a - x[0]), out)
+    return result
+
+
+def _activity(
+    config: PopulationConfig, strength: FloatArray, rng: np.random.Generator
+) -> FloatArray:
+    """Expected rated games per month: the curve at ``strength`` times a lognormal."""
+    per_year = np.interp(
+        strength, config.activity_strengths, config.games_per_year
+    ) * _lognormal_mean_one(config.activity_sd, strength.shape[0], rng)
+    return np.minimum(per_year, config.max_games_per_year) / 12.0
+
+
+def _birth_year(birth_day: FloatArray) -> IntArray:
+    """Calendar year of each birth day."""
+    days = np.floor(birth_day).astype(np.int64).astype("datetime64[D]")
+    return days.astype("datetime64[Y]").astype(np.int64) + 1970
+
+
+def _departures(
+    config: PopulationConfig,
+    arrival_day: FloatArray,
+    end_day: float,
+    rng: np.random.Generator,
+) -> FloatArray:
+    """Departure days at a constant yearly hazard; ``inf`` past ``end_day``."""
+    n = arrival_day.shape[0]
+    if config.departure_rate == 0:
+        return np.full(n, np.inf)
+    hazard = -np.log1p(-config.departure_rate)  # per year
+    stay = rng.exponential(DAYS_PER_YEAR / hazard, size=n)
+    departure = arrival_day + stay
+    return np.where(departure < end_day, departure, np.inf)
+
+
+def make_population(
+    config: PopulationConfig,
+    rng: np.random.Generator,
+    *,
+    start_day: float,
+    n_days: float,
+) -> Population:
+    """Draw every player of a run: the initial pool and all newcomers.
+
+    Parameters
+    ----------
+    config : PopulationConfig
+        The pool's parameters.
+    rng : numpy.random.Generator
+        The run's generator; the only source of randomness.
+    start_day : float
+        First day of the run (days since 1970-01-01).
+    n_days : float
+        Length of the horizon in days: newcomers arrive in
+        ``[start_day, start_day + n_days)`` and departures later than that are
+        ``inf``.
+
+    Returns
+    -------
+    Population
+        All players, with true strengths as on ``start_day``.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(1)
+    >>> pop = make_population(PopulationConfig(n_players=500), rng,
+    ...                       start_day=19723, n_days=365)
+    >>> int(active(pop, 19723).sum()), pop.n_players > 500
+    (500, True)
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            "make_population needs a numpy.random.Generator as 'rng'. "
+            f"Got {type(rng).__name__} instead."
+        )
+    check_interval(
+        "make_population", "start_day", start_day, -np.inf, np.inf, closed="neither"
+    )
+    check_interval("make_population", "n_days", n_days, 0, np.inf, closed="left")
+    start = float(start_day)
+    end = start + float(n_days)
+    n0 = config.n_players
+
+    # Newcomers: a Poisson process at a constant rate over the horizon.
+    n_new = int(rng.poisson(config.arrival_rate * n0 * float(n_days) / DAYS_PER_YEAR))
+    arrival = np.concatenate(
+        [np.full(n0, start), np.sort(start + rng.random(n_new) * float(n_days))]
+    )
+    n = n0 + n_new
+    newcomer = np.arange(n) >= n0
+
+    # Ages on entry, then birth days.
+    entry_age = np.concatenate(
+        [
+            _ages(config.age_edges, config.age_weights, n0, rng),
+            _ages(config.age_edges, config.newcomer_age_weights, n_new, rng),
+        ]
+    )
+    birth_day = arrival - entry_age * DAYS_PER_YEAR
+
+    # Strength on entry: adult level, newcomers lower, juniors lower by age.
+    strength = _mixture(
+        config.strength_weights, config.strength_means, config.strength_sds, n, rng
+    )
+    strength += np.where(newcomer, config.newcomer_offset, 0.0)
+    growth = _lognormal_mean_one(config.growth_sd, n, rng)
+    # Strength on entry: the peak-age draw moved along the player's own age
+    # curve, so juniors sit below it by the growth still to come and veterans
+    # by the decline behind them.
+    strength += growth * (
+        _growth_integral(entry_age, config.growth_ages, config.growth_rates)
+        - _growth_integral(
+            np.array([config.peak_age]), config.growth_ages, config.growth_rates
+        )
+    )
+
+    return Population(
+        config=config,
+        day=start,
+        true_strength=strength,
+        birth_day=birth_day,
+        birth_year=_birth_year(birth_day),
+        arrival_day=arrival,
+        departure_day=_departures(config, arrival, end, rng),
+        activity=_activity(config, strength, rng),
+        growth=growth,
+        kind=np.where(newcomer, PlayerKind.NEWCOMER, PlayerKind.INITIAL).astype(
+            np.int8
+        ),
+    )
+
+
+def advance(population: Population, day: float, rng: np.random.Generator) -> Population:
+    """Move true strengths from ``population.day`` to ``day``.
+
+    Each player changes only over the part of the interval they are in the
+    pool (after arrival, before departure): by their growth factor times the
+    age curve integrated over their age, plus a normal change with variance
+    ``drift_sd^2`` times the years in the pool. Both parts add up over
+    consecutive steps, so the step size does not change the distribution.
+
+    Parameters
+    ----------
+    population : Population
+        The players, not modified.
+    day : float
+        The new day (days since 1970-01-01), not before ``population.day``.
+    rng : numpy.random.Generator
+        The run's generator; one standard normal is drawn per player.
+
+    Returns
+    -------
+    Population
+        A new population on ``day``; only ``true_strength`` and ``day`` differ.
+
+    Examples
+    --------
+    >>> rng = np.random.default_rng(2)
+    >>> pop = make_population(PopulationConfig(n_players=100), rng,
+    ...                       start_day=0, n_days=30)
+    >>> later = advance(pop, 30, rng)
+    >>> later.day, bool(np.all(later.true_strength != pop.true_strength))
+    (30.0, True)
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            "advance needs a numpy.random.Generator as 'rng'. "
+            f"Got {type(rng).__name__} instead."
+        )
+    t0, t1 = population.day, float(day)
+    if not t1 >= t0:
+        raise ValueError(
+            f"advance cannot go back in time: population is on day {t0:g}, "
+            f"asked for day {day!r}."
+        )
+    config = population.config
+    # The part of [t0, t1] each player spends in the pool.
+    lo = np.maximum(t0, population.arrival_day)
+    hi = np.maximum(np.minimum(t1, population.departure_day), lo)
+    years = (hi - lo) / DAYS_PER_YEAR
+    age_lo = (lo - population.birth_day) / DAYS_PER_YEAR
+    age_hi = (hi - population.birth_day) / DAYS_PER_YEAR
+    trend = population.growth * (
+        _growth_integral(age_hi, config.growth_ages, config.growth_rates)
+        - _growth_integral(age_lo, config.growth_ages, config.growth_rates)
+    )
+    walk = config.drift_sd * np.sqrt(years) * rng.standard_normal(population.n_players)
+    return dataclasses.replace(
+        population, day=t1, true_strength=population.true_strength + trend + walk
+    )
+
+
+def active(population: Population, day: float) -> NDArray[np.bool_]:
+    """Mask of the players in the pool on ``day``: arrived and not yet left.
+
+    Parameters
+    ----------
+    population : Population
+        The players.
+    day : float
+        Days since 1970-01-01.
+
+    Returns
+    -------
+    ndarray of bool, shape (n_players,)
+        ``arrival_day <= day < departure_day``.
+    """
+    return (population.arrival_day <= day) & (day < population.departure_day)
+
+
+def age(population: Population, day: float) -> FloatArray:
+    """Each player's age in years (fractional) on ``day``.
+
+    Parameters
+    ----------
+    population : Population
+        The players.
+    day : float
+        Days since 1970-01-01.
+
+    Returns
+    -------
+    ndarray of float64, shape (n_players,)
+        ``(day - birth_day) / 365.2425``.
+    """
+    return (float(day) - population.birth_day) / DAYS_PER_YEAR

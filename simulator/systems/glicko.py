@@ -1,0 +1,449 @@
+"""Glicko-1, Glickman's original system: a rating and a rating deviation per player.
+
+Source: M. E. Glickman, "The Glicko system" (glicko.net/glicko/glicko.pdf),
+steps 1 and 2, and "Parameter estimation in large dynamic paired comparison
+experiments", Applied Statistics 48 (1999) 377-394. RULES.md section 5 is the
+spec. Chess.com uses Glicko; its own constants are not public, so the defaults
+here are Glickman's.
+
+One rating period, every player rated against the opponents' values at the
+onset of the period:
+
+1. RD at the onset: ``RD = min(sqrt(RD^2 + c^2 t), 350)``, ``t`` periods since
+   the last one (1 per period here);
+2. ``g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)``, ``q = ln 10 / 400``;
+   ``E = 1 / (1 + 10^(-g(RD_j) (r - r_j) / 400))``;
+   ``d^2 = 1 / (q^2 sum_j g(RD_j)^2 E_j (1 - E_j))``;
+   ``r' = r + q / (1/RD^2 + 1/d^2) sum_j g(RD_j) (s_j - E_j)``;
+   ``RD' = sqrt(1 / (1/RD^2 + 1/d^2))``.
+
+The update is vectorised over players with ``np.bincount`` sums, as in
+:mod:`simulator.systems.glicko2`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from simulator.systems._common import (
+    FloatArray,
+    Games,
+    IntArray,
+    check_choice,
+    check_interval,
+    initial_values,
+    player_sum,
+    split_rounds,
+)
+from simulator.systems.glicko2 import PERIODS, Glicko2
+
+__all__ = [
+    "DAYS_PER_YEAR",
+    "RATING",
+    "RD",
+    "C",
+    "Glicko",
+    "GlickoState",
+    "Q",
+    "estimated_variance",
+    "expected",
+    "g",
+    "grow_rd",
+    "rate_period",
+]
+
+#: Glickman's scale constant ``q = ln 10 / 400``.
+Q = float(np.log(10.0) / 400.0)
+#: A new (unrated) player, and the ceiling of RD growth.
+RATING = 1500.0
+RD = 350.0
+#: Default ``c``: RD grows from 50 back to 350 in exactly 100 idle periods,
+#: ``c = sqrt((350^2 - 50^2) / 100) = sqrt(1200)``, about 34.64.
+C = float(np.sqrt(1200.0))
+#: Mean Gregorian year, for the default per-game growth rate.
+DAYS_PER_YEAR = 365.2425
+#: Mean length in days of each calendar period of :data:`glicko2.PERIODS`.
+_PERIOD_DAYS: dict[str, float] = {
+    name: 7.0 if months == 0 else months * DAYS_PER_YEAR / 12.0
+    for name, months in PERIODS.items()
+}
+
+
+class GlickoState(NamedTuple):
+    """State of a Glicko pool; every array has shape (n_players,).
+
+    ``last_day`` is the day of the player's last game, NaN before the first
+    (or when no days were given, in period mode where it is not needed).
+    """
+
+    rating: FloatArray
+    rd: FloatArray
+    n_games: IntArray
+    last_day: FloatArray
+
+
+def g(rd: ArrayLike) -> FloatArray:
+    """Step 2: ``g(RD) = 1 / sqrt(1 + 3 q^2 RD^2 / pi^2)``."""
+    r = np.asarray(rd, dtype=np.float64)
+    return np.asarray(1.0 / np.sqrt(1.0 + 3.0 * Q * Q * r * r / np.pi**2))
+
+
+def expected(rating: ArrayLike, rating_j: ArrayLike, g_j: ArrayLike) -> FloatArray:
+    """Step 2: ``E = 1 / (1 + 10^(-g(RD_j) (r - r_j) / 400))``."""
+    diff = np.asarray(rating, dtype=np.float64) - np.asarray(rating_j, dtype=np.float64)
+    return np.asarray(1.0 / (1.0 + 10.0 ** (-np.asarray(g_j) * diff / 400.0)))
+
+
+def grow_rd(
+    rd: ArrayLike, periods: ArrayLike = 1.0, *, c: float = C, max_rd: float = RD
+) -> FloatArray:
+    """Step 1: ``min(sqrt(RD^2 + c^2 t), max_rd)`` after ``t`` idle periods.
+
+    >>> round(float(grow_rd(50.0, 99)), 4), float(grow_rd(50.0, 100))
+    (348.2815, 350.0)
+    """
+    r = np.asarray(rd, dtype=np.float64)
+    t = np.asarray(periods, dtype=np.float64)
+    return np.asarray(np.minimum(np.sqrt(r * r + c * c * t), max_rd))
+
+
+def _sums(
+    rating: FloatArray,
+    rd: FloatArray,
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+) -> tuple[FloatArray, FloatArray]:
+    """Per-player ``sum g^2 E (1 - E)`` and ``sum g (s - E)`` over their games."""
+    n_players = rating.shape[0]
+    g_white, g_black = g(rd[white]), g(rd[black])
+    e_white = expected(rating[white], rating[black], g_black)
+    e_black = expected(rating[black], rating[white], g_white)
+    player = np.concatenate([white, black])
+    g_opp = np.concatenate([g_black, g_white])
+    e_own = np.concatenate([e_white, e_black])
+    s_own = np.concatenate([score, 1.0 - score])
+    info = player_sum(player, g_opp * g_opp * e_own * (1.0 - e_own), n_players)
+    gain = player_sum(player, g_opp * (s_own - e_own), n_players)
+    return info, gain
+
+
+def estimated_variance(
+    rating: ArrayLike, rd: ArrayLike, white: ArrayLike, black: ArrayLike
+) -> FloatArray:
+    """Step 2's ``d^2`` for every player (inf for a player without games).
+
+    ``rd`` is the deviation at the onset of the period (after step 1).
+
+    >>> d2 = estimated_variance(
+    ...     [1500, 1400, 1550, 1700], [200, 30, 100, 300], [0, 0, 0], [1, 2, 3])
+    >>> round(float(np.sqrt(d2[0])), 2)
+    231.7
+    """
+    rating = np.asarray(rating, dtype=np.float64)
+    white = np.asarray(white, dtype=np.intp)
+    black = np.asarray(black, dtype=np.intp)
+    info, _ = _sums(
+        rating,
+        np.asarray(rd, dtype=np.float64),
+        white,
+        black,
+        np.zeros(white.shape[0]),
+    )
+    with np.errstate(divide="ignore"):
+        return np.asarray(1.0 / (Q * Q * info))
+
+
+def rate_period(
+    rating: ArrayLike,
+    rd: ArrayLike,
+    white: ArrayLike,
+    black: ArrayLike,
+    score: ArrayLike,
+    *,
+    c: float = C,
+    max_rd: float = RD,
+) -> tuple[FloatArray, FloatArray]:
+    """Rate one Glicko-1 period for all players at once (steps 1 and 2).
+
+    Parameters
+    ----------
+    rating, rd : array_like of shape (n_players,)
+        Values at the end of the previous period.
+    white, black : array_like of shape (n_games,)
+        Player indices of each game.
+    score : array_like of shape (n_games,)
+        White's score (1, 0.5, 0).
+    c : float
+        RD growth per period (step 1); 0 gives no growth.
+    max_rd : float
+        Ceiling of the grown RD (Glickman: 350, an unrated player's RD).
+
+    Returns
+    -------
+    rating, rd : ndarray of shape (n_players,)
+        Post-period values. Every player's RD first grows by one period;
+        players without games keep that grown RD and their rating.
+
+    Examples
+    --------
+    Glickman's example (no growth):
+
+    >>> r, rd = rate_period(
+    ...     [1500, 1400, 1550, 1700], [200, 30, 100, 300],
+    ...     [0, 0, 0], [1, 2, 3], [1, 0, 0], c=0)
+    >>> round(float(r[0]), 3), round(float(rd[0]), 3)
+    (1464.106, 151.399)
+    """
+    rating = np.asarray(rating, dtype=np.float64)
+    white = np.asarray(white, dtype=np.intp)
+    black = np.asarray(black, dtype=np.intp)
+    score = np.asarray(score, dtype=np.float64)
+
+    # Step 1: RD at the onset of the period, for every player.
+    rd = grow_rd(rd, 1.0, c=c, max_rd=max_rd)
+
+    # Step 2: sums over each player's games against onset values.
+    info, gain = _sums(rating, rd, white, black, score)
+    inv_d2 = Q * Q * info  # 1 / d^2; 0 for players without games.
+    precision = 1.0 / (rd * rd) + inv_d2
+    new_rating = rating + Q / precision * gain
+    new_rd = np.sqrt(1.0 / precision)
+    return new_rating, new_rd
+
+
+def _days_of(games: Games, day: float | None, owner: str) -> FloatArray:
+    """Each game's day: ``games.day``, else ``day`` for all, else ValueError."""
+    if games.day is not None:
+        days = np.asarray(games.day, dtype=np.float64)
+    elif day is not None:
+        days = np.full(games.n_games, float(day))
+    else:
+        raise ValueError(
+            f"{owner}.rate needs the day of every game for the RD growth: "
+            "give Games.day or the day= argument."
+        )
+    if not np.all(np.isfinite(days)):
+        raise ValueError(f"{owner}.rate: game days must be finite numbers.")
+    return days
+
+
+@dataclass(frozen=True)
+class Glicko:
+    """Glickman's Glicko-1, with calendar rating periods or one period per game.
+
+    Parameters
+    ----------
+    c : float, default sqrt(1200) (about 34.64)
+        RD growth per idle period: RD 50 returns to 350 in 100 periods. 0 turns
+        growth off.
+    initial_rating, initial_rd : float, default 1500, 350
+        A new player's values; ``initial_rd`` is also the ceiling of RD growth.
+    period : {"week", "month", "quarter", "year"}, default "month"
+        Length of a rating period on the calendar, as in
+        :class:`~simulator.systems.glicko2.Glicko2`.
+    per_game : bool, default False
+        If True, every game is its own rating period, rated in order, and a
+        player's RD grows before a game by ``rd_growth_per_day`` periods per
+        day since their last game; a player who has never played does not grow.
+    rd_growth_per_day : float, optional
+        Rating periods per idle day in per-game mode. Default: one per mean
+        length of ``period`` (month: 12 / 365.2425, about 0.0329), so both
+        modes age an idle player alike.
+
+    Notes
+    -----
+    In period mode ``rate`` is one period: every rated player's RD grows by
+    one period (step 1), then all games are rated together. A player who has
+    never played stays at the new-player values.
+    """
+
+    c: float = C
+    initial_rating: float = RATING
+    initial_rd: float = RD
+    period: str = "month"
+    per_game: bool = False
+    rd_growth_per_day: float | None = None
+
+    name = "glicko"
+
+    def __post_init__(self) -> None:
+        own = "Glicko"
+        check_interval(own, "c", self.c, 0, np.inf, closed="left")
+        check_interval(own, "initial_rating", self.initial_rating, -np.inf, np.inf)
+        check_interval(own, "initial_rd", self.initial_rd, 0, np.inf, closed="neither")
+        check_choice(own, "period", self.period, tuple(PERIODS))
+        check_choice(own, "per_game", self.per_game, (True, False))
+        if self.rd_growth_per_day is not None:
+            check_interval(
+                own,
+                "rd_growth_per_day",
+                self.rd_growth_per_day,
+                0,
+                np.inf,
+                closed="left",
+            )
+
+    @property
+    def periods_per_day(self) -> float:
+        """Rating periods per idle day in per-game mode."""
+        if self.rd_growth_per_day is not None:
+            return float(self.rd_growth_per_day)
+        return 1.0 / _PERIOD_DAYS[self.period]
+
+    def next_close(self, day: float) -> int | None:
+        """The day the period containing ``day`` closes; None in per-game mode."""
+        if self.per_game:
+            return None
+        # The calendar is Glicko-2's; one definition of it.
+        return Glicko2(period=self.period).next_close(day)
+
+    def new_state(
+        self,
+        n_players: int,
+        *,
+        rating: ArrayLike | None = None,
+        rd: ArrayLike | None = None,
+        n_games: ArrayLike | None = None,
+        day: float | None = None,
+        **_: object,
+    ) -> GlickoState:
+        """A pool of ``n_players``; new players (NaN ``rating``) get the initial values.
+
+        ``rating``, ``rd`` and ``n_games`` seed an established pool. A seeded
+        player (a rating given, or ``n_games > 0``) counts as having last played
+        on ``day`` (NaN without ``day``).
+        """
+        start = initial_values(n_players, rating, self.initial_rating, "rating")
+        n = initial_values(n_players, n_games, 0, "n_games").astype(np.intp)
+        last_day = np.full(n_players, np.nan)
+        if day is not None:
+            seeded = n > 0
+            if rating is not None:
+                seeded |= ~np.isnan(np.asarray(rating, dtype=np.float64))
+            last_day[seeded] = float(day)
+        return GlickoState(
+            start,
+            initial_values(n_players, rd, self.initial_rd, "rd"),
+            n,
+            last_day,
+        )
+
+    def expected_score(
+        self, state: GlickoState, white: ArrayLike, black: ArrayLike
+    ) -> FloatArray:
+        """White's expected score: step 2's E with Black's deviation."""
+        w = np.asarray(white, dtype=np.intp)
+        b = np.asarray(black, dtype=np.intp)
+        return expected(state.rating[w], state.rating[b], g(state.rd[b]))
+
+    def rate(
+        self, state: GlickoState, games: Games, *, day: float | None = None
+    ) -> GlickoState:
+        """Rate one period of ``games``, or, in per-game mode, the games in order.
+
+        Parameters
+        ----------
+        state : GlickoState
+            The pool before; not modified.
+        games : Games
+            The games. In per-game mode, in the order played, with their days
+            in ``games.day`` or, for all of them, ``day``.
+        day : float, optional
+            The day of every game when ``games.day`` is None. Period mode needs
+            no day; it only records it in ``last_day``.
+
+        Raises
+        ------
+        ValueError
+            In per-game mode, if there are games and no days, or a game is dated
+            before a player's last game.
+        """
+        games.check_players(state.rating.shape[0])
+        if self.per_game:
+            return self._rate_games(state, games, day)
+        return self._rate_period(state, games, day)
+
+    def _rate_period(
+        self, state: GlickoState, games: Games, day: float | None
+    ) -> GlickoState:
+        n_players = state.rating.shape[0]
+        rating, rd = rate_period(
+            state.rating,
+            state.rd,
+            games.white,
+            games.black,
+            games.score,
+            c=self.c,
+            max_rd=self.initial_rd,
+        )
+        player = np.concatenate([games.white, games.black])
+        n_games = (state.n_games + np.bincount(player, minlength=n_players)).astype(
+            np.intp
+        )
+        # Never-played players stay at the new-player values (no step-1 growth).
+        fresh = n_games == 0
+        rd = np.where(fresh, state.rd, rd)
+        last_day = state.last_day.copy()
+        if games.day is not None and games.n_games:
+            when = np.concatenate([games.day, games.day])
+            latest = np.full(n_players, -np.inf)
+            np.maximum.at(latest, player, when)
+            last_day = np.where(np.isfinite(latest), latest, last_day)
+        elif day is not None:
+            last_day[player] = float(day)
+        return GlickoState(rating, rd, n_games, last_day)
+
+    def _rate_games(
+        self, state: GlickoState, games: Games, day: float | None
+    ) -> GlickoState:
+        rating = state.rating.copy()
+        rd = state.rd.copy()
+        n_games = state.n_games.copy()
+        last_day = state.last_day.copy()
+        if games.n_games == 0:
+            return GlickoState(rating, rd, n_games, last_day)
+        days = _days_of(games, day, "Glicko")
+        for idx in split_rounds(games.white, games.black):
+            k = idx.size
+            player = np.concatenate([games.white[idx], games.black[idx]])
+            when = np.concatenate([days[idx], days[idx]])
+            # Step 1: growth by the periods since the last game, none before
+            # the first.
+            elapsed = np.where(np.isnan(last_day[player]), 0.0, when - last_day[player])
+            if np.any(elapsed < 0):
+                i = int(np.flatnonzero(elapsed < 0)[0])
+                raise ValueError(
+                    f"Glicko.rate: player {int(player[i])} has a game on day "
+                    f"{when[i]!r}, before their last game on day "
+                    f"{last_day[player][i]!r}."
+                )
+            rd_onset = grow_rd(
+                rd[player],
+                elapsed * self.periods_per_day,
+                c=self.c,
+                max_rd=self.initial_rd,
+            )
+            # Step 2: the game as a one-game period (growth already applied).
+            r_new, rd_new = rate_period(
+                rating[player],
+                rd_onset,
+                np.arange(k),
+                np.arange(k, 2 * k),
+                games.score[idx],
+                c=0.0,
+                max_rd=self.initial_rd,
+            )
+            rating[player] = r_new
+            rd[player] = rd_new
+            last_day[player] = when
+            n_games[player] += 1
+        return GlickoState(rating, rd, n_games, last_day)
+
+    def rating(self, state: GlickoState) -> FloatArray:
+        """Ratings as they stand: Glicko publishes every player's rating."""
+        return state.rating.copy()

@@ -1,0 +1,582 @@
+"""Glicko-2 as Lichess runs it: every game its own rating period, with clamps.
+
+RULES.md section 4 is the spec. Sources, checked against the code:
+
+- lichess-org/scalachess, ``rating/src/main/scala/glicko/``:
+  ``impl/RatingCalculator.scala`` (the Glicko-2 steps, tau 0.75, tolerance 1e-6,
+  at most 1000 iterations, RD growth ``phi^2 + t sigma^2`` for a real-valued
+  number of elapsed periods ``t``), ``impl/results.scala`` (the colour
+  advantage: +half for White, -half for Black, inside E only) and ``model.scala``
+  (``Tau.default`` 0.75, ``ColorAdvantage.standard`` 11.782457, provisional while
+  ``RD >= 110``, displayed rating ``rating.toInt``, i.e. truncated);
+- lichess-org/lila, ``modules/rating/src/main/Glicko.scala`` (new player
+  1500 / 500 / 0.09, RD in [45, 500], rating >= 400, sigma <= 0.1, at most 700
+  points per game, 0.21436 rating periods per day "so a typical player's RD goes
+  from 60 to 110 in 1 year", the sanity check behind the reset),
+  ``Perf.scala`` (``addOrReset``: the 700-point clamp, the reset, then the
+  clamps), ``RatingRegulator.scala`` (gains times 1.015 / 1.005 / ...), and
+  ``modules/round/src/main/PerfsUpdater.scala`` (``computeGame(...,
+  skipDeviationIncrease = true)``: step 6 uses 0 elapsed periods, phi* = phi);
+- M. E. Glickman, "Example of the Glicko-2 system" (glicko.net/glicko/
+  glicko2.pdf) for the steps themselves, reused from :mod:`simulator.systems.
+  glicko2`.
+
+One game, for both players at once (:class:`Lichess` ``rate``):
+
+1. read the stored values clamped (RD to [45, 500], rating >= 400, sigma <= 0.1);
+2. grow the deviation by the days since the player's last game,
+   ``phi <- sqrt(phi^2 + t sigma^2)``, ``t = days * 0.21436`` (no growth before
+   a player's first game), and clamp RD to [45, 500] again;
+3. Glicko-2 steps 3-8 for a one-game period with ``phi* = phi``; with the colour
+   advantage, E compares White's rating + 5.8912285 with Black's - 5.8912285;
+4. the rating regulator: a gain over the step-1 rating is multiplied by the
+   speed's factor;
+5. the rating is held within 700 points of the stored pre-game rating;
+6. if not (0 < r < 4000, 0 < RD < 1000, 0 < sigma < 2 * 0.1), the player is
+   reset to the new-player values;
+7. the clamps of step 1 again.
+
+Ratings Lichess displays are these values truncated to whole numbers
+(``rating.toInt``); :func:`provisional` marks the ones shown with "?".
+Lichess halves a human's change against a bot (``RatingRegulator.scala``);
+there are no bots here, so that rule is not modelled.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from simulator.systems._common import (
+    FloatArray,
+    Games,
+    IntArray,
+    check_choice,
+    check_interval,
+    initial_values,
+    split_rounds,
+)
+from simulator.systems.glicko2 import EPSILON, SCALE, expected, g, new_volatility
+from simulator.systems.glicko2 import RATING as GLICKO2_CENTRE
+
+__all__ = [
+    "COLOUR_ADVANTAGE",
+    "MAX_ITERATIONS",
+    "MAX_RATING_DELTA",
+    "MAX_RD",
+    "MAX_VOLATILITY",
+    "MIN_RATING",
+    "MIN_RD",
+    "PROVISIONAL_RD",
+    "RATING",
+    "RD",
+    "RD_GROWTH_PER_DAY",
+    "REGULATOR_FACTORS",
+    "SANE_RATING",
+    "SANE_RD",
+    "TAU",
+    "VOLATILITY",
+    "Lichess",
+    "LichessState",
+    "grow_rd",
+    "provisional",
+    "rate_round",
+]
+
+#: A new player (lila ``Glicko.default``: 1500, ``maxDeviation``,
+#: ``defaultVolatility``).
+RATING = 1500.0
+RD = 500.0
+VOLATILITY = 0.09
+#: scalachess ``Tau.default``.
+TAU = 0.75
+#: scalachess ``ITERATION_MAX`` of the volatility iteration (it throws past it).
+MAX_ITERATIONS = 1000
+#: lila ``Glicko.calculator``: rating periods per day of inactivity.
+RD_GROWTH_PER_DAY = 0.21436
+#: scalachess ``ColorAdvantage.standard``: White's edge in rating points, split
+#: +half / -half between the two sides inside E.
+COLOUR_ADVANTAGE = 11.782457
+#: lila ``RatingRegulator``: factor on rating gains per speed. ``ultrabullet``
+#: (1.013) is in the same table; ``correspondence`` has no entry there (1.0).
+REGULATOR_FACTORS: dict[str, float] = {
+    "ultrabullet": 1.013,
+    "bullet": 1.015,
+    "blitz": 1.005,
+    "rapid": 1.015,
+    "classical": 1.015,
+    "correspondence": 1.0,
+}
+#: lila ``Glicko``: the clamps applied before and after every game.
+MIN_RD = 45.0
+MAX_RD = 500.0
+MIN_RATING = 400.0
+MAX_VOLATILITY = 0.1
+#: lila ``Glicko.maxRatingDelta``: most points a single game can move a rating.
+MAX_RATING_DELTA = 700.0
+#: lila ``Glicko.sanityCheck``: a result outside (0, 4000) x (0, 1000) x
+#: (0, 2 * max volatility) resets the player to the new-player values.
+SANE_RATING = 4000.0
+SANE_RD = 1000.0
+#: scalachess ``provisionalDeviation``: provisional ("?") while RD >= 110.
+PROVISIONAL_RD = 110.0
+
+
+class LichessState(NamedTuple):
+    """State of a Lichess pool; every array has shape (n_players,).
+
+    ``last_day`` is the day of the player's last game, NaN before the first.
+    """
+
+    rating: FloatArray
+    rd: FloatArray
+    volatility: FloatArray
+    n_games: IntArray
+    last_day: FloatArray
+
+
+def grow_rd(
+    rd: ArrayLike,
+    volatility: ArrayLike,
+    days: ArrayLike,
+    *,
+    periods_per_day: float = RD_GROWTH_PER_DAY,
+) -> FloatArray:
+    """The deviation after ``days`` idle days: ``sqrt(phi^2 + t sigma^2)``.
+
+    ``t = days * periods_per_day`` is the number of elapsed rating periods:
+    Glickman's step 6 for a real-valued number of elapsed periods, as
+    scalachess ``calculateNewRD`` and ``previewDeviation`` compute it. Not
+    clamped; :class:`Lichess` clamps the result to [45, 500].
+
+    Parameters
+    ----------
+    rd, volatility, days : array_like of equal shapes
+        Deviation (Glicko scale), volatility and idle days of each player.
+    periods_per_day : float
+        Rating periods per day.
+
+    Returns
+    -------
+    ndarray
+        The grown deviation, Glicko scale.
+
+    Examples
+    --------
+    A typical player's RD goes from 60 to 110 in a year:
+
+    >>> round(float(grow_rd(60.0, 0.06, 365.0)), 1)
+    110.0
+    """
+    phi = np.asarray(rd, dtype=np.float64) / SCALE
+    sigma = np.asarray(volatility, dtype=np.float64)
+    t = np.asarray(days, dtype=np.float64) * periods_per_day
+    return np.asarray(SCALE * np.sqrt(phi * phi + t * sigma * sigma), dtype=np.float64)
+
+
+def rate_round(
+    rating: ArrayLike,
+    rd: ArrayLike,
+    volatility: ArrayLike,
+    white: ArrayLike,
+    black: ArrayLike,
+    score: ArrayLike,
+    *,
+    tau: float = TAU,
+    epsilon: float = EPSILON,
+    advantage: float = 0.0,
+    max_iterations: int = MAX_ITERATIONS,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Rate a round of games, each its own Glicko-2 period with ``phi* = phi``.
+
+    This is scalachess ``GlickoCalculator.computeGame(game,
+    skipDeviationIncrease = true)`` for many games at once: no RD growth, no
+    clamps, no regulator (:class:`Lichess` adds those).
+
+    Parameters
+    ----------
+    rating, rd, volatility : array_like of shape (n_players,)
+        Pre-game values, Glicko scale.
+    white, black : array_like of shape (n_games,)
+        Player indices; a player may appear in at most one game.
+    score : array_like of shape (n_games,)
+        White's score (1, 0.5, 0).
+    tau : float
+        System constant.
+    epsilon, max_iterations
+        Tolerance and bound of the volatility iteration (step 5).
+    advantage : float
+        White's advantage in rating points; E uses White's rating +
+        ``advantage / 2`` and Black's - ``advantage / 2``; the update itself
+        starts from the unshifted ratings.
+
+    Returns
+    -------
+    rating, rd, volatility : ndarray of shape (n_players,)
+        Post-game values; players without a game keep theirs.
+
+    Raises
+    ------
+    ValueError
+        If a player appears in more than one game.
+
+    Examples
+    --------
+    Lichess's calculator test (scalachess ``GlickoCalculatorTest``):
+
+    >>> r, rd, s = rate_round([1500, 1500], [350, 350], [0.06, 0.06], [0], [1], [1])
+    >>> [round(float(x), 2) for x in r], round(float(rd[0]), 4)
+    ([1662.21, 1337.79], 290.2305)
+    """
+    rating = np.asarray(rating, dtype=np.float64)
+    rd = np.asarray(rd, dtype=np.float64)
+    sigma = np.asarray(volatility, dtype=np.float64)
+    white = np.asarray(white, dtype=np.intp)
+    black = np.asarray(black, dtype=np.intp)
+    score = np.asarray(score, dtype=np.float64)
+    player = np.concatenate([white, black])
+    if np.unique(player).size != player.size:
+        raise ValueError("rate_round: a player appears in more than one game.")
+
+    # Step 2: convert to the Glicko-2 scale.
+    mu = (rating - GLICKO2_CENTRE) / SCALE
+    phi = rd / SCALE
+    half = advantage / 2.0 / SCALE
+
+    # Step 3: E against the opponent's deviation, colour advantage inside E only.
+    g_white, g_black = g(phi[white]), g(phi[black])
+    e_white = expected(mu[white] + half, mu[black] - half, g_black)
+    e_black = expected(mu[black] - half, mu[white] + half, g_white)
+    g_opp = np.concatenate([g_black, g_white])
+    e_own = np.concatenate([e_white, e_black])
+    s_own = np.concatenate([score, 1.0 - score])
+
+    # Steps 3-4: one game each, so the sums have a single term.
+    v = 1.0 / (g_opp * g_opp * e_own * (1.0 - e_own))
+    gain = g_opp * (s_own - e_own)
+    delta = v * gain
+
+    # Step 5: new volatility.
+    sigma_p = new_volatility(
+        sigma[player],
+        phi[player],
+        v,
+        delta,
+        tau=tau,
+        epsilon=epsilon,
+        max_iterations=max_iterations,
+    )
+    # Step 6: zero elapsed periods (skipDeviationIncrease), phi* = phi.
+    phi_star = phi[player]
+    # Step 7: new deviation and rating (from the unshifted mu).
+    phi_p = 1.0 / np.sqrt(1.0 / phi_star**2 + 1.0 / v)
+    mu_p = mu[player] + phi_p**2 * gain
+
+    # Step 8: back to the Glicko scale.
+    new_rating, new_rd, new_sigma = rating.copy(), rd.copy(), sigma.copy()
+    new_rating[player] = SCALE * mu_p + GLICKO2_CENTRE
+    new_rd[player] = SCALE * phi_p
+    new_sigma[player] = sigma_p
+    return new_rating, new_rd, new_sigma
+
+
+def provisional(
+    state: LichessState, *, threshold: float = PROVISIONAL_RD
+) -> NDArray[np.bool_]:
+    """Which ratings Lichess shows as provisional ("1500?"): ``RD >= 110``.
+
+    Judged on the stored deviation, i.e. as of each player's last game; Lichess
+    judges the deviation grown to the moment of display. Displayed ratings are
+    the ratings truncated to whole numbers (``np.trunc(state.rating)``).
+
+    Returns
+    -------
+    ndarray of bool, shape (n_players,)
+    """
+    return np.asarray(state.rd >= threshold)
+
+
+@dataclass(frozen=True)
+class Lichess:
+    """Glicko-2 as Lichess runs it: a rating period per game, clamps, regulator.
+
+    Parameters
+    ----------
+    tau : float, default 0.75
+        System constant (scalachess ``Tau.default``).
+    initial_rating, initial_rd, initial_volatility : float
+        A new player's values, also the values of a reset (1500, 500, 0.09).
+    epsilon : float, default 1e-6
+        Tolerance of the volatility iteration.
+    rd_growth_per_day : float, default 0.21436
+        Rating periods per idle day for the RD growth before a game; 0 turns
+        growth off.
+    colour_advantage : bool, default True
+        Shift E by +-``COLOUR_ADVANTAGE / 2`` for White / Black, as Lichess
+        rates standard chess (lila since PR #18629, scalachess PR #755).
+    regulator : bool, default True
+        Multiply rating gains by ``REGULATOR_FACTORS[speed]``.
+    speed : {"ultrabullet", "bullet", "blitz", "rapid", "classical", \
+"correspondence"}, default "blitz"
+        The speed whose regulator factor applies. The factors are a snapshot
+        of lila; current values are open (RULES.md section 4).
+    min_rd, max_rd : float, default 45, 500
+        Range RD is clamped to before and after every game.
+    min_rating : float, default 400
+        Floor of the rating.
+    max_volatility : float, default 0.1
+        Ceiling of the volatility; the reset rule allows up to twice this.
+    max_rating_delta : float, default 700
+        Most points one game can move a rating.
+
+    Notes
+    -----
+    Every game is its own rating period, so ``rate`` takes the games in order.
+    It updates one round at a time (:func:`~simulator.systems._common.
+    split_rounds`: a player plays at most once per round), which equals
+    feeding the games one by one.
+    """
+
+    tau: float = TAU
+    initial_rating: float = RATING
+    initial_rd: float = RD
+    initial_volatility: float = VOLATILITY
+    epsilon: float = EPSILON
+    rd_growth_per_day: float = RD_GROWTH_PER_DAY
+    colour_advantage: bool = True
+    regulator: bool = True
+    speed: str = "blitz"
+    min_rd: float = MIN_RD
+    max_rd: float = MAX_RD
+    min_rating: float = MIN_RATING
+    max_volatility: float = MAX_VOLATILITY
+    max_rating_delta: float = MAX_RATING_DELTA
+
+    name = "lichess"
+    per_game = True
+
+    def __post_init__(self) -> None:
+        own = "Lichess"
+        check_interval(own, "tau", self.tau, 0, np.inf, closed="neither")
+        check_interval(own, "initial_rating", self.initial_rating, -np.inf, np.inf)
+        check_interval(own, "initial_rd", self.initial_rd, 0, np.inf, closed="neither")
+        check_interval(
+            own,
+            "initial_volatility",
+            self.initial_volatility,
+            0,
+            np.inf,
+            closed="neither",
+        )
+        check_interval(own, "epsilon", self.epsilon, 0, 1, closed="neither")
+        check_interval(
+            own, "rd_growth_per_day", self.rd_growth_per_day, 0, np.inf, closed="left"
+        )
+        check_choice(own, "colour_advantage", self.colour_advantage, (True, False))
+        check_choice(own, "regulator", self.regulator, (True, False))
+        check_choice(own, "speed", self.speed, tuple(REGULATOR_FACTORS))
+        check_interval(own, "min_rd", self.min_rd, 0, np.inf, closed="neither")
+        check_interval(own, "max_rd", self.max_rd, self.min_rd, np.inf, closed="left")
+        check_interval(own, "min_rating", self.min_rating, -np.inf, np.inf)
+        check_interval(
+            own, "max_volatility", self.max_volatility, 0, np.inf, closed="neither"
+        )
+        check_interval(
+            own, "max_rating_delta", self.max_rating_delta, 0, np.inf, closed="neither"
+        )
+
+    @property
+    def advantage(self) -> float:
+        """White's advantage in rating points: ``COLOUR_ADVANTAGE`` or 0."""
+        return COLOUR_ADVANTAGE if self.colour_advantage else 0.0
+
+    def next_close(self, day: float) -> None:
+        """Per-game system: no periods."""
+        return None
+
+    def new_state(
+        self,
+        n_players: int,
+        *,
+        rating: ArrayLike | None = None,
+        rd: ArrayLike | None = None,
+        volatility: ArrayLike | None = None,
+        n_games: ArrayLike | None = None,
+        day: float | None = None,
+        **_: object,
+    ) -> LichessState:
+        """A pool of ``n_players``; new players (NaN ``rating``) get the initial values.
+
+        ``rating``, ``rd``, ``volatility`` and ``n_games`` seed an established
+        pool. A seeded player (a rating given, or ``n_games > 0``) counts as
+        having last played on ``day``, so their RD grows from then; without
+        ``day``, or for new players, ``last_day`` is NaN (no growth before the
+        next game).
+        """
+        start = initial_values(n_players, rating, self.initial_rating, "rating")
+        n = initial_values(n_players, n_games, 0, "n_games").astype(np.intp)
+        last_day = np.full(n_players, np.nan)
+        if day is not None:
+            seeded = n > 0
+            if rating is not None:
+                seeded |= ~np.isnan(np.asarray(rating, dtype=np.float64))
+            last_day[seeded] = float(day)
+        return LichessState(
+            start,
+            initial_values(n_players, rd, self.initial_rd, "rd"),
+            initial_values(
+                n_players, volatility, self.initial_volatility, "volatility"
+            ),
+            n,
+            last_day,
+        )
+
+    def _clamp(
+        self, rating: FloatArray, rd: FloatArray, volatility: FloatArray
+    ) -> tuple[FloatArray, FloatArray, FloatArray]:
+        """Clamp as lila ``Glicko.cap``: rating, RD and sigma into their ranges."""
+        return (
+            np.maximum(rating, self.min_rating),
+            np.clip(rd, self.min_rd, self.max_rd),
+            np.minimum(volatility, self.max_volatility),
+        )
+
+    def expected_score(
+        self, state: LichessState, white: ArrayLike, black: ArrayLike
+    ) -> FloatArray:
+        """White's expected score: E with Black's deviation and the colour advantage.
+
+        Uses the stored values, clamped, without the RD growth since the last
+        game (the state carries no clock).
+        """
+        w = np.asarray(white, dtype=np.intp)
+        b = np.asarray(black, dtype=np.intp)
+        rating, rd, _ = self._clamp(state.rating, state.rd, state.volatility)
+        mu = (rating - GLICKO2_CENTRE) / SCALE
+        half = self.advantage / 2.0 / SCALE
+        return expected(mu[w] + half, mu[b] - half, g(rd[b] / SCALE))
+
+    def rate(
+        self, state: LichessState, games: Games, *, day: float | None = None
+    ) -> LichessState:
+        """Rate ``games`` in order, each game its own rating period.
+
+        Parameters
+        ----------
+        state : LichessState
+            The pool before the games; not modified.
+        games : Games
+            The games in the order they were played; ``games.day`` gives each
+            game's (real-valued) day.
+        day : float, optional
+            The day of every game, used only when ``games.day`` is None.
+
+        Returns
+        -------
+        LichessState
+            The pool after the games.
+
+        Raises
+        ------
+        ValueError
+            If neither ``games.day`` nor ``day`` is given (and there are games),
+            if a day is not finite, or if a game is dated before a player's
+            last game.
+        """
+        n_players = state.rating.shape[0]
+        games.check_players(n_players)
+        rating = state.rating.copy()
+        rd = state.rd.copy()
+        volatility = state.volatility.copy()
+        n_games = state.n_games.copy()
+        last_day = state.last_day.copy()
+        if games.n_games == 0:
+            return LichessState(rating, rd, volatility, n_games, last_day)
+        if games.day is not None:
+            days = np.asarray(games.day, dtype=np.float64)
+        elif day is not None:
+            days = np.full(games.n_games, float(day))
+        else:
+            raise ValueError(
+                "Lichess.rate needs the day of every game for the RD growth: "
+                "give Games.day or the day= argument."
+            )
+        if not np.all(np.isfinite(days)):
+            raise ValueError("Lichess.rate: game days must be finite numbers.")
+        factor = REGULATOR_FACTORS[self.speed] if self.regulator else 1.0
+
+        for idx in split_rounds(games.white, games.black):
+            k = idx.size
+            player = np.concatenate([games.white[idx], games.black[idx]])
+            when = np.concatenate([days[idx], days[idx]])
+            stored = rating[player]
+
+            # 1. The stored values, clamped (lila toGlickoPlayer: Glicko.cap).
+            r0, rd0, s0 = self._clamp(stored, rd[player], volatility[player])
+
+            # 2. RD growth by the days since the last game, none before the
+            # first (lila Glicko.liveDeviation), then clamped.
+            elapsed = np.where(np.isnan(last_day[player]), 0.0, when - last_day[player])
+            if np.any(elapsed < 0):
+                i = int(np.flatnonzero(elapsed < 0)[0])
+                raise ValueError(
+                    f"Lichess.rate: player {int(player[i])} has a game on day "
+                    f"{when[i]!r}, before their last game on day "
+                    f"{last_day[player][i]!r}."
+                )
+            rd0 = np.clip(
+                grow_rd(rd0, s0, elapsed, periods_per_day=self.rd_growth_per_day),
+                self.min_rd,
+                self.max_rd,
+            )
+
+            # 3. Glicko-2 for a one-game period, phi* = phi, colour advantage in E.
+            r1, rd1, s1 = rate_round(
+                r0,
+                rd0,
+                s0,
+                np.arange(k),
+                np.arange(k, 2 * k),
+                games.score[idx],
+                tau=self.tau,
+                epsilon=self.epsilon,
+                advantage=self.advantage,
+            )
+
+            # 4. Rating regulator: gains over the clamped pre-game rating grow.
+            r1 = np.where(r1 > r0, r1 + (r1 - r0) * (factor - 1.0), r1)
+
+            # 5. At most max_rating_delta from the stored rating (Perf.addOrReset).
+            r1 = np.clip(
+                r1, stored - self.max_rating_delta, stored + self.max_rating_delta
+            )
+
+            # 6. Sanity check (Glicko.sanityCheck); a failure resets the player.
+            sane = (
+                (r1 > 0)
+                & (r1 < SANE_RATING)
+                & (rd1 > 0)
+                & (rd1 < SANE_RD)
+                & (s1 > 0)
+                & (s1 < 2.0 * self.max_volatility)
+            )
+            r1 = np.where(sane, r1, self.initial_rating)
+            rd1 = np.where(sane, rd1, self.initial_rd)
+            s1 = np.where(sane, s1, self.initial_volatility)
+
+            # 7. The clamps again.
+            rating[player], rd[player], volatility[player] = self._clamp(r1, rd1, s1)
+            last_day[player] = when
+            n_games[player] += 1
+
+        return LichessState(rating, rd, volatility, n_games, last_day)
+
+    def rating(self, state: LichessState) -> FloatArray:
+        """Ratings as they stand; every player has one (Lichess shows them truncated).
+
+        Lichess displays ``np.trunc`` of these (scalachess ``intRating``).
+        """
+        return state.rating.copy()
