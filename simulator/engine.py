@@ -180,7 +180,17 @@ class _Arena:
     ) -> None:
         """Once a week: players enter OTB events by their activity."""
         sched = self.schedule
-        present = self.in_arena & active(population, day) & (self.busy_until < day)
+        # An entrant must still be in the pool on the last day an event that
+        # starts this week can last (it starts within 6 days), so that no one
+        # plays a game after leaving.
+        longest = max(*sched.rounds, sched.round_robin_size)
+        last_day = day + 6 + -(-longest // sched.rounds_per_day) - 1
+        present = (
+            self.in_arena
+            & active(population, day)
+            & (population.departure_day > last_day)
+            & (self.busy_until < day)
+        )
         candidates = np.flatnonzero(present)
         per_week = (
             population.activity[candidates]

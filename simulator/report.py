@@ -40,7 +40,13 @@ from numpy.typing import NDArray
 
 from simulator.metrics import COIN_FLIP, ORACLE, Summary, threshold_name
 
-__all__ = ["FIGURES", "TABLES", "format_summary_table", "write_report"]
+__all__ = [
+    "CURVE_MIN_PLAYERS",
+    "FIGURES",
+    "TABLES",
+    "format_summary_table",
+    "write_report",
+]
 
 #: The CSV tables of a results folder (attributes of :class:`Summary`).
 TABLES = ("summary", "timeseries", "prediction", "calibration", "convergence")
@@ -48,6 +54,9 @@ TABLES = ("summary", "timeseries", "prediction", "calibration", "convergence")
 FIGURES = ("error_vs_games", "rmse_over_time", "calibration", "offset_over_time")
 
 #: Games at which the report tabulates the newcomers' median error.
+#: The error-vs-games figure stops where fewer newcomers (per replicate, on
+#: average) have played that many games.
+CURVE_MIN_PLAYERS = 20
 _CURVE_GAMES = (0, 5, 10, 20, 30, 50, 100, 150)
 _COLOURS = (
     "#1f77b4",
@@ -480,6 +489,8 @@ def _plot_error_vs_games(s: Summary, path: Path, label: str) -> None:
     fig, ax = _new_figure(f"Newcomers: error against games played{label}")
     for i, name in enumerate(s.systems):
         c = s.convergence[s.convergence["system"] == name]
+        # Where few newcomers have played that many games the median is noise.
+        c = c[c["n"] >= CURVE_MIN_PLAYERS]
         x = c["games"].to_numpy(dtype=np.float64)
         colour, linestyle, marker = _style(i)
         ax.fill_between(
@@ -495,7 +506,10 @@ def _plot_error_vs_games(s: Summary, path: Path, label: str) -> None:
             linestyle=linestyle,
             marker=marker,
         )
-    ax.set_xlabel("Games played (games)")
+    ax.set_xlabel(
+        f"Games played (games; shown while at least {CURVE_MIN_PLAYERS} newcomers "
+        "have that many)"
+    )
     ax.set_ylabel("|rating - true - offset| (rating points)")
     ax.set_ylim(bottom=0)
     ax.legend()

@@ -54,7 +54,8 @@ def round_half_away(x: ArrayLike) -> FloatArray:
     whole = np.trunc(a)
     with np.errstate(invalid="ignore"):  # inf - inf for infinite entries
         half_or_more = np.abs(a - whole) >= 0.5
-    return whole + np.sign(a) * half_or_more
+    out: FloatArray = whole + np.sign(a) * half_or_more
+    return out
 
 
 def round_half_up(x: ArrayLike, decimals: int = 0) -> FloatArray:
@@ -76,7 +77,7 @@ def round_half_up(x: ArrayLike, decimals: int = 0) -> FloatArray:
 
 def player_sum(index: IntArray, weights: ArrayLike, n_players: int) -> FloatArray:
     """Sum ``weights`` per player: one ``np.bincount`` pass, a scatter-add."""
-    return np.bincount(index, weights=weights, minlength=n_players)
+    return np.bincount(index, weights=weights, minlength=n_players).astype(np.float64)
 
 
 def day_of(date: str | np.datetime64) -> int:
@@ -85,7 +86,7 @@ def day_of(date: str | np.datetime64) -> int:
     >>> day_of("2024-03-01")
     19783
     """
-    return int(np.datetime64(date, "D").astype(np.int64))
+    return int(np.asarray(date, dtype="datetime64[D]").astype(np.int64))
 
 
 def year_of(day: float) -> int:

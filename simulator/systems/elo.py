@@ -63,7 +63,14 @@ class Elo:
 
     def __post_init__(self) -> None:
         check_interval("Elo", "k_factor", self.k_factor, 0, np.inf, closed="neither")
-        check_interval("Elo", "initial_rating", self.initial_rating, -np.inf, np.inf)
+        check_interval(
+            "Elo",
+            "initial_rating",
+            self.initial_rating,
+            -np.inf,
+            np.inf,
+            closed="neither",  # finite: an infinite rating makes every E NaN
+        )
 
     def next_close(self, day: float) -> None:
         """Per-game system: no periods."""

@@ -274,7 +274,14 @@ class Glicko:
     def __post_init__(self) -> None:
         own = "Glicko"
         check_interval(own, "c", self.c, 0, np.inf, closed="left")
-        check_interval(own, "initial_rating", self.initial_rating, -np.inf, np.inf)
+        check_interval(
+            own,
+            "initial_rating",
+            self.initial_rating,
+            -np.inf,
+            np.inf,
+            closed="neither",
+        )
         check_interval(own, "initial_rd", self.initial_rd, 0, np.inf, closed="neither")
         check_choice(own, "period", self.period, tuple(PERIODS))
         check_choice(own, "per_game", self.per_game, (True, False))
@@ -336,10 +343,18 @@ class Glicko:
     def expected_score(
         self, state: GlickoState, white: ArrayLike, black: ArrayLike
     ) -> FloatArray:
-        """White's expected score: step 2's E with Black's deviation."""
+        """White's expected score: step 2's E with Black's deviation.
+
+        In period mode the deviation is the one the next period will use, grown
+        by step 1, so that a player who scores above this expectation never
+        loses rating in that period.
+        """
         w = np.asarray(white, dtype=np.intp)
         b = np.asarray(black, dtype=np.intp)
-        return expected(state.rating[w], state.rating[b], g(state.rd[b]))
+        rd = state.rd[b]
+        if not self.per_game:
+            rd = grow_rd(rd, c=self.c, max_rd=self.initial_rd)
+        return expected(state.rating[w], state.rating[b], g(rd))
 
     def rate(
         self, state: GlickoState, games: Games, *, day: float | None = None

@@ -117,10 +117,11 @@ def new_volatility(
     def f(x: FloatArray, idx: slice | IntArray = slice(None)) -> FloatArray:
         ex = np.exp(x)
         base = phi2[idx] + v[idx] + ex
-        return (
+        out: FloatArray = (
             ex * (delta2[idx] - phi2[idx] - v[idx] - ex) / (2.0 * base * base)
             - (x - a[idx]) / tau2
         )
+        return out
 
     # Step 5.2: initial bracket [A, B].
     big = delta2 > phi2 + v
@@ -163,7 +164,8 @@ def new_volatility(
             f"Glicko-2 step 5 did not converge in {max_iterations} iterations "
             f"for {active.size} players."
         )
-    return np.exp(A / 2.0)
+    sigma_new: FloatArray = np.exp(A / 2.0)
+    return sigma_new
 
 
 def rate_period(
@@ -311,7 +313,12 @@ class Glicko2:
     def __post_init__(self) -> None:
         check_interval("Glicko2", "tau", self.tau, 0, np.inf, closed="neither")
         check_interval(
-            "Glicko2", "initial_rating", self.initial_rating, -np.inf, np.inf
+            "Glicko2",
+            "initial_rating",
+            self.initial_rating,
+            -np.inf,
+            np.inf,
+            closed="neither",  # finite: an infinite rating makes every E NaN
         )
         check_interval(
             "Glicko2", "initial_rd", self.initial_rd, 0, np.inf, closed="neither"

@@ -361,7 +361,14 @@ class Lichess:
     def __post_init__(self) -> None:
         own = "Lichess"
         check_interval(own, "tau", self.tau, 0, np.inf, closed="neither")
-        check_interval(own, "initial_rating", self.initial_rating, -np.inf, np.inf)
+        check_interval(
+            own,
+            "initial_rating",
+            self.initial_rating,
+            -np.inf,
+            np.inf,
+            closed="neither",
+        )
         check_interval(own, "initial_rd", self.initial_rd, 0, np.inf, closed="neither")
         check_interval(
             own,

@@ -217,12 +217,17 @@ def test_next_close():
 
 
 def test_expected_score():
-    """E uses Black's RD; equal ratings give 1/2 and a stronger White more."""
+    """E uses Black's RD as the next period sees it; per game, as stored."""
+    state_args = {"rating": [1500.0, 1500.0, 1700.0], "rd": [50.0, 300.0, 30.0]}
     system = Glicko()
-    state = system.new_state(3, rating=[1500.0, 1500.0, 1700.0], rd=[50.0, 300.0, 30.0])
+    state = system.new_state(3, **state_args)
     e = system.expected_score(state, [0, 2], [1, 0])
     assert e[0] == pytest.approx(0.5)
-    assert e[1] == pytest.approx(expected(1700.0, 1500.0, g(50.0)))
+    grown = np.sqrt(50.0**2 + system.c**2)
+    assert e[1] == pytest.approx(expected(1700.0, 1500.0, g(grown)))
+    per_game = Glicko(per_game=True)
+    e = per_game.expected_score(per_game.new_state(3, **state_args), [2], [0])
+    assert e[0] == pytest.approx(expected(1700.0, 1500.0, g(50.0)))
 
 
 @pytest.mark.parametrize("per_game", [False, True])
