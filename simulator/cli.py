@@ -897,7 +897,8 @@ def _calc_glicko(args: argparse.Namespace, games: list[GameInput]) -> Result:
             f"RDs above {system.initial_rd:g} count as {system.initial_rd:g} "
             "(step 1's ceiling)."
         )
-    expected = system.expected_score(onset, white, black)
+    # The system's own E already reads the RDs at the onset of the period.
+    expected = system.expected_score(state, white, black)
     new = system.rate(state, Games(white, black, score))
     new_rating, new_rd = float(new.rating[0]), float(new.rd[0])
     change = new_rating - rating
@@ -1489,6 +1490,305 @@ def _cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------
+# rate and replay: real games (the logic is in simulator.rate and .replay)
+# --------------------------------------------------------------------------
+
+
+def _games_played(text: str) -> tuple[int, int]:
+    """``START=G``: the games a player had before the event."""
+    start, sep, games = text.partition("=")
+    if not sep or not start.strip().isdigit() or not games.strip().isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not START=G (a start number and a game count)"
+        )
+    return int(start), int(games)
+
+
+def _system_list(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in names if s not in SYSTEMS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown system(s) {', '.join(unknown) or text!r}; known: "
+            f"{', '.join(SYSTEMS)}"
+        )
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a system is listed twice in {text!r}")
+    return names
+
+
+def _start_rating(text: str) -> float | None:
+    return None if text.lower() == "none" else _positive(text)
+
+
+def _cmd_rate(args: argparse.Namespace) -> int:
+    """``ratingsim rate TOURNAMENT.trf``: rate a FIDE tournament report."""
+    from simulator import rate
+    from simulator.records import FormatError
+    from simulator.trf import read_trf
+
+    where = "ratingsim rate: error:"
+    try:
+        tournament = read_trf(args.file, skip_bad=args.skip_bad)
+        systems = [args.system] if args.compare is None else args.compare
+        for name in systems:
+            if name not in rate.RATE_SYSTEMS:
+                raise CliError(
+                    f"{where} {name} does not rate tournaments (a list-based system "
+                    f"is needed: {', '.join(rate.RATE_SYSTEMS)})"
+                )
+        results = [
+            rate.rate_tournament(
+                tournament,
+                name,
+                games_played_default=args.games_played_default,
+                games_played=dict(args.games_played),
+            )
+            for name in systems
+        ]
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{where} cannot read {args.file}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise CliError(f"{where} {exc}") from None
+    if tournament.skipped:
+        print(
+            f"ratingsim rate: skipped {len(tournament.skipped)} bad record(s) "
+            "(listed in the output)",
+            file=sys.stderr,
+        )
+    if args.compare is None:
+        render = {"table": rate.to_table, "csv": rate.to_csv, "json": rate.to_json}
+        kwargs = {} if args.format == "json" else {"detail": args.detail}
+        text = render[args.format](results[0], **kwargs)
+    else:
+        if args.detail:
+            raise CliError(f"{where} --detail shows one system: drop --compare")
+        compare = {
+            "table": rate.compare_table,
+            "csv": rate.compare_csv,
+            "json": rate.compare_json,
+        }
+        text = compare[args.format](results)
+    print(text.rstrip("\n"))
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    """``ratingsim replay GAMES``: walk-forward replay through the systems."""
+    from tqdm import tqdm
+
+    from simulator import replay
+    from simulator.records import (
+        BadRecords,
+        FormatError,
+        Players,
+        read_games,
+        sort_batches,
+    )
+
+    where = "ratingsim replay: error:"
+    players = Players()
+    bad = BadRecords()
+    batches = read_games(
+        args.file,
+        players=players,
+        skip_bad=args.skip_bad,
+        bad=bad,
+        ordered=not args.sort,
+    )
+    if args.sort:
+        batches = sort_batches(batches, players)
+    bar = tqdm(
+        unit=" games",
+        desc="games read",
+        disable=True if args.quiet else None,
+        file=sys.stderr,
+        unit_scale=True,
+    )
+    try:
+        result = replay.replay(
+            batches,
+            args.systems,
+            players=players,
+            seed=args.seed_ratings,
+            start_rating=args.start_rating,
+            games_played_default=args.games_played_default,
+            calibration_bins=args.bins,
+            progress=bar.update,
+        )
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{where} cannot read {args.file}: {exc.strerror}") from None
+    finally:
+        bar.close()
+    for line in bad.report():
+        print(f"ratingsim replay: {line.strip()}", file=sys.stderr)
+    if args.ratings_out is not None:
+        try:
+            result.ratings.to_csv(args.ratings_out, index=False)
+        except OSError as exc:
+            raise CliError(
+                f"{where} cannot write {args.ratings_out}: {exc.strerror}"
+            ) from None
+    if args.format == "json":
+        body = replay.to_json_dict(result)
+        body["skipped"] = {
+            "count": bad.count,
+            "examples": [str(b) for b in bad.examples],
+        }
+        print(json.dumps(body, indent=2, allow_nan=False, ensure_ascii=False))
+    else:
+        print(replay.to_table(result, top=args.top))
+        for line in bad.report():
+            print(line)
+    return 0
+
+
+_RATE_EPILOG = """\
+examples:
+  ratingsim rate tournament.trf
+  ratingsim rate tournament.trf --system classic --detail
+  ratingsim rate tournament.trf --compare --format csv
+  ratingsim rate tournament.trf --games-played-default 10 --games-played 14=50
+"""
+
+_REPLAY_EPILOG = """\
+examples:
+  ratingsim replay games.csv
+  ratingsim replay lichess_db.pgn.gz --systems lichess,glicko2,elo --seed-ratings file
+  ratingsim replay games.csv --format json --ratings-out ratings.csv
+"""
+
+
+def _add_rate_replay(commands: Any) -> None:
+    """The ``rate`` and ``replay`` subparsers."""
+    from simulator.rate import GAMES_PLAYED_DEFAULT, RATE_SYSTEMS
+
+    rate = commands.add_parser(
+        "rate",
+        help="rate a FIDE tournament report (TRF-16)",
+        description=(
+            "Rate a tournament from a FIDE Tournament Report File (TRF-16) as one "
+            "event of one rating period: for every player the games rated, the "
+            "expected scores, the K used, the change and the new rating (unrated "
+            "players: the performance toward an initial rating). What a TRF does "
+            "not say is assumed and listed in the output."
+        ),
+        epilog=_RATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rate.add_argument("file", metavar="TOURNAMENT.trf", help="a TRF-16 file")
+    rate.add_argument(
+        "--system",
+        choices=RATE_SYSTEMS,
+        default="fide",
+        help="the rules (default fide: 2024 rules with the 2025 amendment)",
+    )
+    rate.add_argument(
+        "--compare",
+        type=_system_list,
+        nargs="?",
+        const=list(RATE_SYSTEMS),
+        metavar="SYSTEMS",
+        help=f"several systems side by side (default {','.join(RATE_SYSTEMS)})",
+    )
+    rate.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    rate.add_argument(
+        "--detail", action="store_true", help="every round of every player"
+    )
+    rate.add_argument(
+        "--games-played-default",
+        type=_count,
+        default=GAMES_PLAYED_DEFAULT,
+        metavar="G",
+        help=(
+            "games each rated player had before the event (not in a TRF; "
+            f"default {GAMES_PLAYED_DEFAULT})"
+        ),
+    )
+    rate.add_argument(
+        "--games-played",
+        type=_games_played,
+        action="append",
+        default=[],
+        metavar="START=G",
+        help="games one player had before the event (repeatable)",
+    )
+    rate.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed lines and games (counted and listed) instead of failing",
+    )
+    rate.set_defaults(func=_cmd_rate)
+
+    replay = commands.add_parser(
+        "replay",
+        help="replay game records (CSV, PGN) through rating systems",
+        description=(
+            "Replay the games of a CSV or PGN file (optionally .gz) in date order "
+            "through rating systems and report walk-forward prediction metrics "
+            "(log loss, Brier score, calibration; each system's pre-game "
+            "prediction only) and the ratings at the end. Ratings the file carries "
+            "(WhiteElo, white_rating) are scored beside them. The file is streamed."
+        ),
+        epilog=_REPLAY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    replay.add_argument("file", metavar="GAMES", help="a .csv or .pgn file (or .gz)")
+    replay.add_argument(
+        "--systems",
+        type=_system_list,
+        default=["fide", "glicko2", "lichess", "elo"],
+        help="comma-separated registry names (default fide,glicko2,lichess,elo)",
+    )
+    replay.add_argument("--format", choices=("table", "json"), default="table")
+    replay.add_argument(
+        "--ratings-out", metavar="FILE.csv", help="write every player's final ratings"
+    )
+    replay.add_argument(
+        "--top", type=_count, default=20, help="players shown at the end (default 20)"
+    )
+    replay.add_argument(
+        "--seed-ratings",
+        choices=("none", "file"),
+        default="none",
+        help="new players start from the systems' defaults, or the file's rating",
+    )
+    replay.add_argument(
+        "--start-rating",
+        type=_start_rating,
+        default=1500.0,
+        metavar="R",
+        help="list rating of a new player under fide/classic (default 1500; none)",
+    )
+    replay.add_argument(
+        "--games-played-default",
+        type=_count,
+        default=GAMES_PLAYED_DEFAULT,
+        metavar="G",
+        help="games before of a player listed with the file's rating (default 30)",
+    )
+    replay.add_argument(
+        "--bins", type=_count_positive, default=10, help="calibration bins"
+    )
+    replay.add_argument(
+        "--sort",
+        action="store_true",
+        help="sort a file that is not in date order (in memory)",
+    )
+    replay.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed records (counted and reported) instead of failing",
+    )
+    replay.add_argument("--quiet", action="store_true", help="no progress bar")
+    replay.set_defaults(func=_cmd_replay)
+
+
 def _build() -> tuple[_Parser, dict[str, list[str]]]:
     """The parser, and each ``calc`` option with the systems that have it."""
     parser = _Parser(
@@ -1548,6 +1848,8 @@ def _build() -> tuple[_Parser, dict[str, list[str]]]:
     run.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
     run.set_defaults(func=_cmd_run)
+
+    _add_rate_replay(commands)
 
     listing = commands.add_parser("systems", help="list the registered rating systems")
     listing.add_argument("--json", action="store_true", help="print one JSON object")

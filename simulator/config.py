@@ -258,7 +258,7 @@ class RunConfig:
     replicates : int, default 8
         Independent replicates (streams from ``SeedSequence.spawn``).
     start_date : str, default "2024-01-01"
-        The first simulated day (ISO date).
+        The first simulated day (ISO date, YYYY-MM-DD).
     years : float, default 5
         Length of the run.
     checkpoint_days : int, default 7
@@ -290,12 +290,16 @@ class RunConfig:
             check_interval(owner, "seed", self.seed, 0, 2**128, kind="an int")
         check_interval(owner, "replicates", self.replicates, 1, 100_000, kind="an int")
         try:
-            np.datetime64(self.start_date, "D")
+            # Only YYYY-MM-DD: numpy also reads "2024" and, as the year
+            # 20240101, "20240101".
+            ok = str(np.datetime64(self.start_date, "D")) == self.start_date
         except (ValueError, TypeError):
+            ok = False
+        if not ok:
             raise ValueError(
-                f"The 'start_date' parameter of {owner} must be an ISO date such as "
-                f"'2024-01-01'. Got {self.start_date!r} instead."
-            ) from None
+                f"The 'start_date' parameter of {owner} must be an ISO date "
+                f"(YYYY-MM-DD) such as '2024-01-01'. Got {self.start_date!r} instead."
+            )
         check_interval(owner, "years", self.years, 0, 200, closed="right")
         check_interval(
             owner, "checkpoint_days", self.checkpoint_days, 1, 3650, kind="an int"
@@ -396,14 +400,13 @@ def _systems(value: Any, key: str) -> tuple[SystemSpec, ...]:
                 f"Key '{where}' must be a system name or a table with 'system'. "
                 f"Got {item!r}."
             )
+        label = item.get("label", "")
+        if not isinstance(label, str):
+            raise ConfigError(f"Key '{where}.label' must be a string. Got {label!r}.")
         params = {k: v for k, v in item.items() if k not in ("system", "label")}
         params = {k: (None if v == "none" else v) for k, v in params.items()}
         try:
-            spec = SystemSpec(
-                item["system"],
-                str(item.get("label", "")),
-                tuple(sorted(params.items())),
-            )
+            spec = SystemSpec(item["system"], label, tuple(sorted(params.items())))
             spec.build()
         except (ValueError, TypeError) as exc:
             raise ConfigError(f"{where}: {exc}") from None

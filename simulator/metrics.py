@@ -120,6 +120,11 @@ class MetricsConfig:
     curve_max_error : float, default 1000.0
         Errors from ``curve_max_error`` up, and unrated players, fall into one
         overflow bin; a quantile that lands in it is reported as ``inf``.
+    min_at_risk : int, default 10
+        The Kaplan-Meier quantiles of N25/N50/N100 are read only where at least
+        this many newcomers are still at risk (not yet converged, not yet
+        censored); a quantile reached later rests on a handful of players and
+        is reported as ``inf`` (not reached).
     """
 
     thresholds: tuple[float, ...] = (25.0, 50.0, 100.0)
@@ -128,9 +133,11 @@ class MetricsConfig:
     steady_fraction: float = 0.25
     curve_bin_width: float = 1.0
     curve_max_error: float = 1000.0
+    min_at_risk: int = 10
 
     def __post_init__(self) -> None:
         owner = "MetricsConfig"
+        _check_int(owner, "min_at_risk", self.min_at_risk, 1, np.inf)
         t = self.thresholds
         ok = isinstance(t, tuple | list) and len(t) > 0
         if ok:
@@ -281,7 +288,11 @@ def _bool_vector(value: ArrayLike, name: str, n: int) -> BoolArray:
 
 
 def kaplan_meier_quantiles(
-    time: FloatArray, observed: NDArray[np.bool_], qs: Sequence[float]
+    time: FloatArray,
+    observed: NDArray[np.bool_],
+    qs: Sequence[float],
+    *,
+    min_at_risk: int = 1,
 ) -> list[float]:
     """Quantiles of right-censored times by the Kaplan-Meier estimator.
 
@@ -290,7 +301,8 @@ def kaplan_meier_quantiles(
     so far (censored at that count). The Kaplan-Meier survival curve uses both;
     the ``q`` quantile is the smallest observed time at which the estimated
     share not yet converged falls to ``1 - q`` or below, ``inf`` if it never
-    does (too many newcomers censored early), NaN without data.
+    does (too many newcomers censored early) or only where fewer than
+    ``min_at_risk`` remain at risk, NaN without data.
 
     >>> kaplan_meier_quantiles(np.array([5.0, 10, 20, 30]),
     ...                        np.array([True, True, True, True]), [0.5])
@@ -308,7 +320,9 @@ def kaplan_meier_quantiles(
     survival = np.cumprod(np.where(d, 1.0 - 1.0 / at_risk, 1.0))
     out = []
     for q in qs:
-        hit = np.flatnonzero(d & (survival <= 1.0 - q + 1e-12))
+        hit = np.flatnonzero(
+            d & (survival <= 1.0 - q + 1e-12) & (at_risk >= min_at_risk)
+        )
         out.append(float(t[hit[0]]) if hit.size else math.inf)
     return out
 
@@ -649,7 +663,7 @@ class Recorder:
                 observed = ~np.isnan(entry)
                 times = np.where(observed, entry, self._last_games[seen])
                 q25, med, q75 = kaplan_meier_quantiles(
-                    times, observed, [0.25, 0.5, 0.75]
+                    times, observed, [0.25, 0.5, 0.75], min_at_risk=cfg.min_at_risk
                 )
                 share = float(np.mean(np.isfinite(n_t))) if n_t.size else math.nan
                 for col, v in zip(cols, [med, q25, q75, share], strict=True):

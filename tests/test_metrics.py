@@ -303,7 +303,8 @@ def _convergence_run(
     n = true.shape[0]
     newcomer = np.zeros(n, bool)
     newcomer[50:] = True
-    rec = Recorder(["x"], n, config)
+    # A handful of newcomers: read the quantiles whatever the number at risk.
+    rec = Recorder(["x"], n, config or MetricsConfig(min_at_risk=1))
     for g in range(1, n_cp + 1):
         rating = true.copy()
         rating[50:] += errors[g - 1]
@@ -349,6 +350,8 @@ def test_kaplan_meier_early_censoring_is_not_failure() -> None:
     # The two censored at 3 games leave the observed 10 and 30 to decide: the
     # median is 10; counting the censored as never converging would give inf.
     assert kaplan_meier_quantiles(time, observed, [0.5]) == [10.0]
+    # With at least 3 at risk required, the median at 10 (2 at risk) is not read.
+    assert kaplan_meier_quantiles(time, observed, [0.5], min_at_risk=3) == [np.inf]
     time2 = np.array([10.0, 3.0, 3.0, 30.0, 12.0])
     observed2 = np.array([True, False, False, True, True])
     assert kaplan_meier_quantiles(time2, observed2, [0.5]) == [12.0]
@@ -391,7 +394,7 @@ def test_convergence_measured_after_offset() -> None:
     n_new = 1
     true = np.concatenate([_pool(50), np.full(n_new, 1500.0)])
     newcomer = np.r_[np.zeros(50, bool), True]
-    rec = Recorder(["x"], true.shape[0])
+    rec = Recorder(["x"], true.shape[0], MetricsConfig(min_at_risk=1))
     for g in range(1, 11):
         rating = true + 300.0  # whole scale shifted by 300
         rating[50] += errors[g - 1, 0]
