@@ -25,6 +25,7 @@ system's parameters, and the string ``"none"`` stands for Python's ``None``
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import tomllib
 import types
@@ -46,12 +47,16 @@ __all__ = [
     "DEFAULT_SYSTEMS",
     "ArenaConfig",
     "ConfigError",
+    "GridAxis",
+    "Point",
     "RunConfig",
     "ScheduleConfig",
     "SeedingConfig",
     "SystemSpec",
+    "Variant",
     "default_config",
     "dump_config",
+    "expand",
     "load_config",
     "parse_config",
 ]
@@ -246,6 +251,39 @@ class ArenaConfig:
 
 
 @dataclass(frozen=True)
+class Variant:
+    """One named point of a sweep: dotted-key overrides of the base config.
+
+    Parameters
+    ----------
+    name : str
+        Shown in the sweep's tables.
+    set : tuple of (key, value) pairs
+        Overrides, e.g. ``("arena.0.systems.0.cap", None)``; list entries are
+        addressed by index (``arena.0``, ``systems.2``).
+    """
+
+    name: str
+    set: tuple[tuple[str, Any], ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.name:
+            raise ValueError("A variant needs a non-empty 'name'.")
+
+
+@dataclass(frozen=True)
+class GridAxis:
+    """One axis of a sweep's grid: a dotted key and the values it takes."""
+
+    key: str
+    values: tuple[Any, ...]
+
+    def __post_init__(self) -> None:
+        if not self.values:
+            raise ValueError(f"The grid axis {self.key!r} needs at least one value.")
+
+
+@dataclass(frozen=True)
 class RunConfig:
     """A whole experiment.
 
@@ -271,6 +309,15 @@ class RunConfig:
         The arenas.
     metrics : MetricsConfig
         Metric settings.
+    variant : tuple of Variant
+        A sweep's named points (``[[variant]]`` tables); none for a single run.
+    grid : tuple of GridAxis
+        A sweep's grid (``[[grid]]`` tables), crossed with the variants.
+
+    Notes
+    -----
+    Every point of a sweep runs the same replicate seeds (common random
+    numbers), so differences between points are not noise between streams.
     """
 
     title: str = "ratingsim: default comparison"
@@ -283,6 +330,8 @@ class RunConfig:
     population: PopulationConfig = field(default_factory=PopulationConfig)
     arena: tuple[ArenaConfig, ...] = (ArenaConfig(),)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    variant: tuple[Variant, ...] = ()
+    grid: tuple[GridAxis, ...] = ()
 
     def __post_init__(self) -> None:
         owner = "RunConfig"
@@ -372,6 +421,17 @@ def _build(cls: Any, data: Mapping[str, Any], path: str) -> Any:
             raise ConfigError(f"Unknown key '{full}'. Known keys here: {known}.")
         if cls is ArenaConfig and key == "systems":
             kwargs[key] = _systems(value, full)
+        elif cls is Variant and key == "set":
+            if not isinstance(value, dict):
+                raise ConfigError(f"Key '{full}' must be a table of overrides.")
+            kwargs[key] = tuple(sorted(value.items()))
+        elif cls is RunConfig and key in ("variant", "grid"):
+            if not isinstance(value, list):
+                raise ConfigError(f"Key '{full}' must be a list of tables ([[{key}]]).")
+            item = Variant if key == "variant" else GridAxis
+            kwargs[key] = tuple(
+                _coerce(item, v, f"{full}[{i}]") for i, v in enumerate(value)
+            )
         elif cls is RunConfig and key == "arena":
             if not isinstance(value, list):
                 raise ConfigError(f"Key '{full}' must be a list of tables ([[arena]]).")
@@ -421,6 +481,7 @@ def parse_config(text: str, *, source: str = "config") -> RunConfig:
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
     result: RunConfig = _build(RunConfig, data, "")
+    expand(result)  # every point of a sweep must be a valid config
     return result
 
 
@@ -443,6 +504,8 @@ def _plain(value: Any) -> Any:
             out = {"system": value.system, "label": value.label}
             out.update({k: _plain(v) for k, v in value.params})
             return out
+        if isinstance(value, Variant):
+            return {"name": value.name, "set": {k: _plain(v) for k, v in value.set}}
         return {
             f.name: _plain(getattr(value, f.name))
             for f in dataclasses.fields(value)
@@ -453,6 +516,79 @@ def _plain(value: Any) -> Any:
     if value is None:
         return "none"
     return value
+
+
+def _set_path(data: Any, key: str, value: Any) -> None:
+    """Set the dotted ``key`` in nested dicts and lists (indices for lists)."""
+    parts = key.split(".")
+    node = data
+    for i, part in enumerate(parts):
+        last = i == len(parts) - 1
+        if isinstance(node, list):
+            if not part.isdigit() or int(part) >= len(node):
+                raise ConfigError(
+                    f"Override '{key}': '{part}' is not an index of a list of "
+                    f"{len(node)}."
+                )
+            if last:
+                node[int(part)] = value
+            else:
+                node = node[int(part)]
+        elif isinstance(node, dict):
+            if last:
+                node[part] = value
+            elif part not in node:
+                raise ConfigError(f"Override '{key}': unknown key '{part}'.")
+            else:
+                node = node[part]
+        else:
+            raise ConfigError(f"Override '{key}': '{part}' is below a plain value.")
+
+
+@dataclass(frozen=True)
+class Point:
+    """One point of a sweep: its name, its overrides and its config."""
+
+    name: str
+    overrides: tuple[tuple[str, Any], ...]
+    config: RunConfig
+
+
+def expand(config: RunConfig) -> list[Point]:
+    """The points of a sweep: variants crossed with the grid, each validated.
+
+    A config without variants or grid is one point named ``"base"``.
+    """
+    import itertools
+
+    variants = config.variant or (Variant("base"),)
+    axes = config.grid
+    base = _plain(dataclasses.replace(config, variant=(), grid=()))
+    points = []
+    for variant in variants:
+        for values in itertools.product(*(a.values for a in axes)):
+            overrides = list(variant.set) + [
+                (a.key, v) for a, v in zip(axes, values, strict=True)
+            ]
+            name = ", ".join(
+                [variant.name] * (variant.name != "base" or not axes)
+                + [
+                    f"{a.key.split('.')[-1]}={v}"
+                    for a, v in zip(axes, values, strict=True)
+                ]
+            )
+            data = copy.deepcopy(base)
+            for key, value in overrides:
+                _set_path(data, key, "none" if value is None else value)
+            try:
+                point_config: RunConfig = _build(RunConfig, data, "")
+            except ConfigError as exc:
+                raise ConfigError(f"Sweep point '{name}': {exc}") from None
+            points.append(Point(name, tuple(overrides), point_config))
+    names = [p.name for p in points]
+    if len(set(names)) != len(names):
+        raise ConfigError(f"Sweep point names must be unique. Got {names}.")
+    return points
 
 
 def dump_config(config: RunConfig) -> str:

@@ -760,3 +760,162 @@ def write_report(
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return out
+
+
+#: The figures of a sweep's table: per point, arena and system.
+SWEEP_COLUMNS = (
+    "n50_median",
+    "rmse",
+    "mae",
+    "spearman",
+    "offset",
+    "drift_per_year",
+    "log_loss",
+    "log_loss_excess",
+)
+
+
+def _slug(name: str) -> str:
+    """A folder name for a sweep point."""
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "-", name).strip("-") or "point"
+
+
+def sweep_table(
+    points: Sequence[str],
+    summaries: Sequence[Mapping[str, Summary] | None],
+) -> pd.DataFrame:
+    """One row per point, arena and system with the headline figures.
+
+    Every figure comes with its interval (``_lo``/``_hi``) across replicates;
+    points whose every replicate failed are left out.
+    """
+    frames = []
+    for name, arenas in zip(points, summaries, strict=True):
+        if arenas is None:
+            continue
+        for arena, s in arenas.items():
+            cols = ["system"]
+            for c in SWEEP_COLUMNS:
+                cols += [x for x in (c, f"{c}_lo", f"{c}_hi") if x in s.summary]
+            frame = s.summary[cols].copy()
+            frame.insert(0, "arena", arena)
+            frame.insert(0, "point", name)
+            frames.append(frame)
+    if not frames:
+        return pd.DataFrame(columns=["point", "arena", "system", *SWEEP_COLUMNS])
+    return pd.concat(frames, ignore_index=True)
+
+
+def format_sweep_table(table: pd.DataFrame) -> str:
+    """The terminal table of a sweep: N50, RMSE, log loss and offset per row."""
+    header = ["point", "arena", "system", "N50", "RMSE", "log loss", "offset"]
+    rows = [
+        [
+            str(r["point"]),
+            str(r["arena"]),
+            str(r["system"]),
+            _number(r["n50_median"], 0),
+            _number(r["rmse"], 1),
+            _number(r["log_loss"], 4),
+            _number(r["offset"], 1),
+        ]
+        for _, r in table.iterrows()
+    ]
+    return _text_table(header, rows)
+
+
+def write_sweep_report(
+    out_dir: str | os.PathLike[str],
+    points: Sequence[str],
+    summaries: Sequence[Mapping[str, Summary] | None],
+    failures: Sequence[Mapping[str, object]],
+    *,
+    config_text: str,
+    point_configs: Sequence[str],
+    seed: int,
+    versions: Mapping[str, str],
+    title: str,
+    figures: bool = True,
+    reproduce: str | None = None,
+) -> Path:
+    """Write a sweep's results folder, or nothing.
+
+    The folder holds ``sweep.md`` and ``sweep.csv`` (every point side by side,
+    with intervals), ``failures.csv`` when tasks failed, the sweep's config,
+    and one complete results folder per point (see :func:`write_report`) under
+    ``points/``.
+    """
+    out = Path(out_dir)
+    _check_free(out)
+    command = reproduce or f"ratingsim run config.toml --seed {seed}"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp.mkdir()
+    try:
+        table = sweep_table(points, summaries)
+        table.to_csv(tmp / "sweep.csv", index=False, lineterminator="\n")
+        lines = [f"# {title}", "", f"A sweep of {len(points)} points.", ""]
+        header = ["point", "arena", "system", "N50", "RMSE", "log loss", "offset"]
+        body = [
+            [
+                str(r["point"]),
+                str(r["arena"]),
+                str(r["system"]),
+                _with_interval(r, "n50_median", 0),
+                _with_interval(r, "rmse", 1),
+                _with_interval(r, "log_loss", 4),
+                _with_interval(r, "offset", 1),
+            ]
+            for _, r in table.iterrows()
+        ]
+        lines += [_markdown_table(header, body), ""]
+        if failures:
+            pd.DataFrame(list(failures)).to_csv(
+                tmp / "failures.csv", index=False, lineterminator="\n"
+            )
+            lines += ["## Failed tasks", ""]
+            lines += [
+                f"- point `{f['point']}`, replicate {f['replicate']}, seed "
+                f"`{f['seed']}`: {f['error']}"
+                for f in failures
+            ]
+            lines.append("")
+        lines += [
+            "## Reproduce",
+            "",
+            f"    {command}",
+            "",
+            f"Seed: {seed}. Each point's report is in `points/<name>/`.",
+            "",
+        ]
+        (tmp / "sweep.md").write_text("\n".join(lines), encoding="utf-8")
+        text = config_text if config_text.endswith("\n") else config_text + "\n"
+        (tmp / "config.toml").write_text(text, encoding="utf-8")
+        (tmp / "seed.txt").write_text(f"{seed}\n", encoding="utf-8")
+        (tmp / "versions.json").write_text(
+            json.dumps(dict(versions), indent=2, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+        for name, arenas, point_text in zip(
+            points, summaries, point_configs, strict=True
+        ):
+            if arenas is None:
+                continue
+            write_report(
+                tmp / "points" / _slug(name),
+                arenas,
+                config_text=point_text,
+                seed=seed,
+                versions=versions,
+                title=f"{title}: {name}",
+                figures=figures,
+                reproduce=command,
+            )
+        _check_free(out)
+        if out.is_dir():
+            out.rmdir()
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return out
