@@ -1445,12 +1445,18 @@ def _versions() -> dict[str, str]:
 
 
 def _cmd_run(args: argparse.Namespace) -> int:
-    """``ratingsim run``: run an experiment and write its results folder."""
+    """``ratingsim run``: run an experiment or a sweep and write its results folder."""
     from pathlib import Path
 
     from simulator.config import default_config, dump_config, load_config
-    from simulator.parallel import run as run_config
-    from simulator.report import format_summary_table, write_report
+    from simulator.parallel import run_sweep
+    from simulator.report import (
+        format_summary_table,
+        format_sweep_table,
+        sweep_table,
+        write_report,
+        write_sweep_report,
+    )
 
     config = default_config() if args.config is None else load_config(args.config)
     seed = args.seed if args.seed is not None else config.seed
@@ -1466,28 +1472,58 @@ def _cmd_run(args: argparse.Namespace) -> int:
             f"ratingsim run: error: the results folder '{out}' exists and is not "
             "empty; choose another with --out"
         )
+    is_sweep = bool(config.variant or config.grid)
+    where = f"on the Dask cluster at {args.dask}" if args.dask else "locally"
     print(
-        f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates",
+        f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates, {where}",
         file=sys.stderr,
     )
-    result = run_config(config, jobs=args.jobs, progress=not args.quiet)
-    print(format_summary_table(result.summary))
+    sweep = run_sweep(config, jobs=args.jobs, dask=args.dask, progress=not args.quiet)
     source = args.config if args.config is not None else "the default comparison"
-    path = write_report(
-        out,
-        result.summary,
-        config_text=dump_config(config),
-        seed=seed,
-        versions=_versions(),
-        title=config.title,
-        figures=not args.no_figures,
-        reproduce=(
+    common: dict[str, Any] = {
+        "config_text": dump_config(config),
+        "seed": seed,
+        "versions": _versions(),
+        "title": config.title,
+        "figures": not args.no_figures,
+        "reproduce": (
             f"ratingsim run {'' if args.config is None else args.config + ' '}"
             f"--seed {seed} --replicates {replicates}"
         ),
-    )
+    }
+    if is_sweep:
+        names = [p.name for p in sweep.points]
+        summaries = [None if r is None else r.summary for r in sweep.results]
+        print(format_sweep_table(sweep_table(names, summaries)))
+        path = write_sweep_report(
+            out,
+            names,
+            summaries,
+            [vars(f) for f in sweep.failures],
+            point_configs=[dump_config(p.config) for p in sweep.points],
+            **common,
+        )
+    else:
+        result = sweep.results[0]
+        if result is None:
+            failure = sweep.failures[0]
+            print(failure.trace, file=sys.stderr)
+            print(
+                f"ratingsim run: every replicate failed; first: replicate "
+                f"{failure.replicate} ({failure.seed}): {failure.error}",
+                file=sys.stderr,
+            )
+            return 1
+        print(format_summary_table(result.summary))
+        path = write_report(out, result.summary, **common)
+    for failure in sweep.failures:
+        print(
+            f"ratingsim run: FAILED point '{failure.point}', replicate "
+            f"{failure.replicate}, seed {failure.seed}: {failure.error}",
+            file=sys.stderr,
+        )
     print(f"Results of {source} written to {path}/", file=sys.stderr)
-    return 0
+    return 1 if sweep.failures else 0
 
 
 # --------------------------------------------------------------------------
@@ -1510,8 +1546,8 @@ def _system_list(text: str) -> list[str]:
     unknown = [s for s in names if s not in SYSTEMS]
     if not names or unknown:
         raise argparse.ArgumentTypeError(
-            f"unknown system(s) {', '.join(unknown) or text!r}; known: "
-            f"{', '.join(SYSTEMS)}"
+            f"unknown system(s) {', '.join(unknown) if unknown else repr(text)}; "
+            f"known: {', '.join(SYSTEMS)}"
         )
     if len(set(names)) != len(names):
         raise argparse.ArgumentTypeError(f"a system is listed twice in {text!r}")
@@ -1847,6 +1883,11 @@ def _build() -> tuple[_Parser, dict[str, list[str]]]:
     )
     run.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--dask",
+        metavar="ADDRESS",
+        help="run the tasks on the Dask scheduler at ADDRESS (tcp://host:port)",
+    )
     run.set_defaults(func=_cmd_run)
 
     _add_rate_replay(commands)

@@ -46,6 +46,7 @@ from simulator.systems import SYSTEMS, RatingSystem, make_system
 __all__ = [
     "DEFAULT_SYSTEMS",
     "ArenaConfig",
+    "Comparison",
     "ConfigError",
     "GridAxis",
     "Point",
@@ -129,6 +130,13 @@ class ScheduleConfig:
         OTB rounds played per day of an event; online rounds per day.
     participation : float, default 1.0
         Share of the population that plays in this arena.
+    participation_midpoint : float or None, default None
+        If given, a player's chance to play in this arena is ``participation``
+        times a logistic curve of their true strength on entry, one half at
+        this strength: weaker players are less likely to play here (e.g. an
+        OTB arena within a larger, weaker online pool).
+    participation_width : float, default 150
+        Scale (points) of that logistic curve.
     activity_scale : float, default 1.0
         Multiplies each player's games a year in this arena (e.g. 50 for an
         online arena where players play far more than over the board).
@@ -143,6 +151,8 @@ class ScheduleConfig:
     round_robin_size: int = 10
     rounds_per_day: int = 1
     participation: float = 1.0
+    participation_midpoint: float | None = None
+    participation_width: float = 150.0
     activity_scale: float = 1.0
     window: float = 200.0
 
@@ -166,6 +176,11 @@ class ScheduleConfig:
             owner, "rounds_per_day", self.rounds_per_day, 1, 500, kind="an int"
         )
         check_interval(owner, "participation", self.participation, 0, 1, closed="right")
+        if self.participation_midpoint is not None:
+            check_interval(
+                owner, "participation_midpoint", self.participation_midpoint, 0, 4000
+            )
+        check_interval(owner, "participation_width", self.participation_width, 1, 2000)
         check_interval(
             owner, "activity_scale", self.activity_scale, 0, 1e4, closed="right"
         )
@@ -251,6 +266,40 @@ class ArenaConfig:
 
 
 @dataclass(frozen=True)
+class Comparison:
+    """Two systems of two arenas compared on the players rated by both.
+
+    Parameters
+    ----------
+    x, y : str
+        ``"arena/label"`` of each system, e.g. ``"otb/fide"`` and
+        ``"online/lichess"``; ``x`` is regressed on ``y`` as published
+        conversion tables do (``FIDE = slope * Lichess + intercept``).
+    bin_width : float, default 100
+        Width of the bands of ``x`` in the conversion table.
+    """
+
+    x: str
+    y: str
+    bin_width: float = 100.0
+
+    def __post_init__(self) -> None:
+        for name in ("x", "y"):
+            value = getattr(self, name)
+            if not isinstance(value, str) or value.count("/") != 1:
+                raise ValueError(
+                    f"The {name!r} parameter of Comparison must be 'arena/label'. "
+                    f"Got {value!r} instead."
+                )
+        check_interval("Comparison", "bin_width", self.bin_width, 1, 4000)
+
+    @property
+    def name(self) -> str:
+        """``"x vs y"``."""
+        return f"{self.x} vs {self.y}"
+
+
+@dataclass(frozen=True)
 class Variant:
     """One named point of a sweep: dotted-key overrides of the base config.
 
@@ -309,6 +358,9 @@ class RunConfig:
         The arenas.
     metrics : MetricsConfig
         Metric settings.
+    comparison : tuple of Comparison
+        Cross-arena comparisons (``[[comparison]]`` tables): the conversion
+        between two systems over the players active in both arenas.
     variant : tuple of Variant
         A sweep's named points (``[[variant]]`` tables); none for a single run.
     grid : tuple of GridAxis
@@ -330,6 +382,7 @@ class RunConfig:
     population: PopulationConfig = field(default_factory=PopulationConfig)
     arena: tuple[ArenaConfig, ...] = (ArenaConfig(),)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    comparison: tuple[Comparison, ...] = ()
     variant: tuple[Variant, ...] = ()
     grid: tuple[GridAxis, ...] = ()
 
@@ -363,6 +416,14 @@ class RunConfig:
         names = [a.name for a in self.arena]
         if len(set(names)) != len(names):
             raise ValueError(f"Arena names must be unique. Got {names}.")
+        known = {f"{a.name}/{s.label}" for a in self.arena for s in a.systems}
+        for c in self.comparison:
+            for ref in (c.x, c.y):
+                if ref not in known:
+                    raise ValueError(
+                        f"The comparison {c.name!r} names {ref!r}, which is no "
+                        f"arena/label of this run ({', '.join(sorted(known))})."
+                    )
 
 
 def default_config() -> RunConfig:
@@ -425,10 +486,10 @@ def _build(cls: Any, data: Mapping[str, Any], path: str) -> Any:
             if not isinstance(value, dict):
                 raise ConfigError(f"Key '{full}' must be a table of overrides.")
             kwargs[key] = tuple(sorted(value.items()))
-        elif cls is RunConfig and key in ("variant", "grid"):
+        elif cls is RunConfig and key in ("variant", "grid", "comparison"):
             if not isinstance(value, list):
                 raise ConfigError(f"Key '{full}' must be a list of tables ([[{key}]]).")
-            item = Variant if key == "variant" else GridAxis
+            item = {"variant": Variant, "grid": GridAxis, "comparison": Comparison}[key]
             kwargs[key] = tuple(
                 _coerce(item, v, f"{full}[{i}]") for i, v in enumerate(value)
             )

@@ -14,14 +14,16 @@ updating a round at once equals updating its games one by one.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pandas as pd
 
 from simulator.config import ArenaConfig, RunConfig, ScheduleConfig
-from simulator.metrics import Recorder, ReplicateResult
+from simulator.metrics import Recorder, ReplicateResult, compare_ratings
 from simulator.outcomes import OutcomeModel
 from simulator.pairing import (
     Round,
@@ -136,14 +138,29 @@ class _Arena:
         self.schedule: ScheduleConfig = config.schedule
         self.outcomes: OutcomeModel = config.outcome_model()
         n = population.n_players
+        chance = np.full(n, self.schedule.participation)
+        if self.schedule.participation_midpoint is not None:
+            z = (
+                population.true_strength - self.schedule.participation_midpoint
+            ) / self.schedule.participation_width
+            chance = chance / (1.0 + np.exp(-z))
         self.in_arena = (
-            np.ones(n, dtype=bool)
-            if self.schedule.participation >= 1.0
-            else rng.random(n) < self.schedule.participation
+            np.ones(n, dtype=bool) if np.all(chance >= 1.0) else rng.random(n) < chance
         )
         self.rated = _seed_states(config, population, self.in_arena, start, rng)
         self.labels = [r.label for r in self.rated]
-        self.recorder = Recorder(self.labels, n, run.metrics)
+        probe = population.kind == PlayerKind.PROBE
+        groups = {
+            f"probes at {level:g}": self.in_arena
+            & probe
+            & (population.true_strength == level)
+            for level in run.population.probe_levels
+        }
+        if groups:
+            groups["other newcomers"] = self.in_arena & (
+                population.kind == PlayerKind.NEWCOMER
+            )
+        self.recorder = Recorder(self.labels, n, run.metrics, groups=groups)
         self.games_played = np.zeros(n, dtype=np.intp)
         self.last_game = np.full(n, -np.inf)
         self.busy_until = np.full(n, -1, dtype=np.int64)
@@ -157,7 +174,7 @@ class _Arena:
             & (ages >= low)
             & (ages <= high)
         )
-        self.newcomer = self.in_arena & (population.kind == PlayerKind.NEWCOMER)
+        self.newcomer = self.in_arena & (population.kind != PlayerKind.INITIAL)
         self.pairing_index = (
             None
             if config.pairing_rating == "true"
@@ -394,10 +411,20 @@ class _Arena:
                 )
                 rated.close = rated.system.next_close(rated.close)
 
+    def recent(self, population: Population, day: int) -> np.ndarray[Any, Any]:
+        """Players present who played here within :data:`ACTIVE_DAYS`."""
+        present = self.in_arena & active(population, day)
+        return present & (day - self.last_game <= ACTIVE_DAYS)
+
+    def published(self, label: str) -> FloatArray:
+        """The published ratings of the system labelled ``label``."""
+        rated = self.rated[self.labels.index(label)]
+        return rated.system.rating(rated.state)
+
     def checkpoint(self, population: Population, day: int) -> None:
         """Hand the recorder every system's published ratings."""
         present = self.in_arena & active(population, day)
-        recent = present & (day - self.last_game <= ACTIVE_DAYS)
+        recent = self.recent(population, day)
         self.recorder.checkpoint(
             float(day),
             {r.label: r.system.rating(r.state) for r in self.rated},
@@ -445,4 +472,26 @@ def run_replicate(
                 arena.checkpoint(population, day)
         if on_day is not None:
             on_day(i + 1)
-    return {a.config.name: a.recorder.result() for a in arenas}
+    results = {a.config.name: a.recorder.result() for a in arenas}
+    # Cross-arena comparisons on the last day, over players active in both.
+    last = start + n_days - 1
+    by_name = {a.config.name: a for a in arenas}
+    tables: dict[str, list[pd.DataFrame]] = {}
+    for comp in config.comparison:
+        (ax, lx), (ay, ly) = comp.x.split("/"), comp.y.split("/")
+        arena_x, arena_y = by_name[ax], by_name[ay]
+        both = arena_x.recent(population, last) & arena_y.recent(population, last)
+        table = compare_ratings(
+            comp.name,
+            arena_x.published(lx),
+            arena_y.published(ly),
+            population.true_strength,
+            both,
+            bin_width=comp.bin_width,
+        )
+        tables.setdefault(ax, []).append(table)
+    for name, frames in tables.items():
+        results[name] = dataclasses.replace(
+            results[name], comparison=pd.concat(frames, ignore_index=True)
+        )
+    return results

@@ -35,7 +35,7 @@ from __future__ import annotations
 import itertools
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import pandas as pd
@@ -54,6 +54,7 @@ __all__ = [
     "ReplicateResult",
     "Summary",
     "combine",
+    "compare_ratings",
     "drift_per_year",
     "kaplan_meier_quantiles",
     "threshold_name",
@@ -213,6 +214,14 @@ class ReplicateResult:
         The systems, in the order of the tables.
     thresholds : tuple of float
         The convergence thresholds.
+    groups : pandas.DataFrame
+        Convergence of each named group of newcomers (e.g. probes of one true
+        strength): ``group``, ``system``, ``n``, the ``nT_*`` columns of the
+        summary and ``final_error`` (median aligned error at the last
+        checkpoint). Empty without groups.
+    comparison : pandas.DataFrame
+        Cross-arena comparisons filled in by the engine (see
+        :func:`compare_ratings`); empty without them.
     """
 
     summary: pd.DataFrame
@@ -222,6 +231,8 @@ class ReplicateResult:
     convergence: pd.DataFrame
     systems: tuple[str, ...]
     thresholds: tuple[float, ...]
+    groups: pd.DataFrame = field(default_factory=pd.DataFrame)
+    comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True, eq=False)
@@ -256,6 +267,8 @@ class Summary:
         The systems.
     thresholds : tuple of float
         The convergence thresholds.
+    groups, comparison : pandas.DataFrame
+        As in :class:`ReplicateResult`, combined over replicates.
     """
 
     summary: pd.DataFrame
@@ -267,6 +280,8 @@ class Summary:
     confidence: float
     systems: tuple[str, ...]
     thresholds: tuple[float, ...]
+    groups: pd.DataFrame = field(default_factory=pd.DataFrame)
+    comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _float_vector(value: ArrayLike, name: str, n: int | None = None) -> FloatArray:
@@ -390,6 +405,7 @@ class Recorder:
         systems: Sequence[str],
         n_players: int,
         config: MetricsConfig | None = None,
+        groups: Mapping[str, ArrayLike] | None = None,
     ) -> None:
         names = tuple(systems)
         if len(names) == 0 or not all(isinstance(s, str) and s for s in names):
@@ -408,6 +424,12 @@ class Recorder:
         self.config = MetricsConfig() if config is None else config
         cfg = self.config
         n_sys, n_thr = len(names), len(cfg.thresholds)
+        self.groups = {
+            str(k): _bool_vector(v, f"groups[{k!r}]", self.n_players)
+            for k, v in (groups or {}).items()
+        }
+        # Each newcomer's aligned error at their last checkpoint.
+        self._last_error = np.full((n_sys, self.n_players), np.nan)
 
         # Prediction: rows are the systems, then the oracle, then the coin flip.
         self._n_games = 0
@@ -613,6 +635,11 @@ class Recorder:
         tracked = new & (gp > 0)
         self._seen |= tracked
         self._last_games = np.where(tracked, gp, self._last_games)
+        self._last_error = np.where(
+            tracked[None, :],
+            np.where(np.isnan(errors), np.inf, errors),
+            self._last_error,
+        )
         thresholds = np.asarray(cfg.thresholds)[None, :, None]
         with np.errstate(invalid="ignore"):
             inside = errors[:, None, :] < thresholds  # NaN -> False
@@ -699,7 +726,41 @@ class Recorder:
             convergence=convergence,
             systems=systems,
             thresholds=cfg.thresholds,
+            groups=self._groups_table(),
         )
+
+    def _groups_table(self) -> pd.DataFrame:
+        """Convergence per named group of newcomers (Kaplan-Meier, as the summary)."""
+        cfg = self.config
+        rows: list[dict[str, float | str]] = []
+        for group, mask in self.groups.items():
+            members = np.flatnonzero(mask & self._seen)
+            for i, name in enumerate(self.systems):
+                row: dict[str, float | str] = {
+                    "group": group,
+                    "system": name,
+                    "n": float(members.size),
+                }
+                for j, t in enumerate(cfg.thresholds):
+                    entry = self._entry[i, j, members]
+                    observed = ~np.isnan(entry)
+                    times = np.where(observed, entry, self._last_games[members])
+                    q25, med, q75 = kaplan_meier_quantiles(
+                        times, observed, [0.25, 0.5, 0.75], min_at_risk=cfg.min_at_risk
+                    )
+                    stem = threshold_name(t)
+                    row[f"{stem}_median"] = med
+                    row[f"{stem}_q25"] = q25
+                    row[f"{stem}_q75"] = q75
+                    row[f"{stem}_converged"] = (
+                        float(np.mean(observed)) if members.size else math.nan
+                    )
+                last = self._last_error[i, members]
+                row["final_error"] = (
+                    float(np.median(last)) if members.size else math.nan
+                )
+                rows.append(row)
+        return pd.DataFrame(rows)
 
     # --- helpers --------------------------------------------------------------
 
@@ -848,7 +909,7 @@ def _aggregate(
     """Mean of every figure column over replicates with a Student-t interval."""
     stacked = pd.concat(list(frames), ignore_index=True)
     values = [c for c in stacked.columns if c not in keys]
-    grouped = stacked.groupby(keys, sort=False)
+    grouped = stacked.groupby(keys, sort=False, dropna=False)
     mean = grouped[values].mean()
     std = grouped[values].std(ddof=1)
     count = grouped[values].count()
@@ -933,4 +994,103 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         confidence=float(confidence),
         systems=systems,
         thresholds=thresholds,
+        groups=_aggregate_optional(
+            [r.groups for r in results], ["group", "system"], confidence
+        ),
+        comparison=_aggregate_optional(
+            [r.comparison for r in results], ["comparison", "kind", "bin"], confidence
+        ),
     )
+
+
+def _aggregate_optional(
+    frames: Sequence[pd.DataFrame], keys: list[str], confidence: float
+) -> pd.DataFrame:
+    """:func:`_aggregate` for tables that may be empty in every replicate."""
+    kept = [f for f in frames if not f.empty]
+    if not kept:
+        return pd.DataFrame()
+    return _aggregate(kept, keys, confidence)
+
+
+def compare_ratings(
+    name: str,
+    x: FloatArray,
+    y: FloatArray,
+    true_strength: FloatArray,
+    both: NDArray[np.bool_],
+    *,
+    bin_width: float = 100.0,
+) -> pd.DataFrame:
+    """Compare two systems' ratings of the same players (e.g. FIDE and Lichess).
+
+    Over the players in ``both`` rated by both systems:
+
+    * ``kind = "bin"`` rows: for each ``bin_width`` band of ``x`` (its lower
+      edge in ``bin``), the mean ``x``, mean ``y``, mean true strength and
+      ``n``: the conversion curve from ``x`` to ``y``;
+    * one ``kind = "fit"`` row: the cross-sectional least-squares regression
+      ``x = slope * y + intercept`` (the method of published conversion
+      tables), its residual SD, the correlation of ``x`` and ``y``, the mean
+      gap ``y - x`` and ``n``.
+
+    Parameters
+    ----------
+    name : str
+        The comparison's name (e.g. ``"otb/fide vs online/lichess"``).
+    x, y : ndarray of shape (n_players,)
+        The two systems' published ratings (NaN = unrated).
+    true_strength : ndarray of shape (n_players,)
+        True strengths.
+    both : bool ndarray of shape (n_players,)
+        Players active in both arenas.
+    bin_width : float
+        Width of the bands of ``x``.
+    """
+    keep = both & ~np.isnan(x) & ~np.isnan(y)
+    xs, ys, ts = x[keep], y[keep], true_strength[keep]
+    rows: list[dict[str, float | str]] = []
+    if xs.size:
+        band = np.floor(xs / bin_width) * bin_width
+        for b in np.unique(band):
+            m = band == b
+            rows.append(
+                {
+                    "comparison": name,
+                    "kind": "bin",
+                    "bin": float(b),
+                    "n": float(m.sum()),
+                    "mean_x": float(xs[m].mean()),
+                    "mean_y": float(ys[m].mean()),
+                    "mean_true": float(ts[m].mean()),
+                }
+            )
+    fit: dict[str, float | str] = {
+        "comparison": name,
+        "kind": "fit",
+        "bin": math.nan,
+        "n": float(xs.size),
+        "mean_x": float(xs.mean()) if xs.size else math.nan,
+        "mean_y": float(ys.mean()) if xs.size else math.nan,
+        "mean_true": float(ts.mean()) if xs.size else math.nan,
+    }
+    if xs.size >= 3 and np.std(ys) > 0:
+        slope, intercept = np.polyfit(ys, xs, 1)
+        resid = xs - (slope * ys + intercept)
+        fit.update(
+            slope=float(slope),
+            intercept=float(intercept),
+            residual_sd=float(np.sqrt(np.sum(resid**2) / (xs.size - 2))),
+            correlation=float(np.corrcoef(xs, ys)[0, 1]),
+            gap=float(np.mean(ys - xs)),
+        )
+    else:
+        fit.update(
+            slope=math.nan,
+            intercept=math.nan,
+            residual_sd=math.nan,
+            correlation=math.nan,
+            gap=math.nan,
+        )
+    rows.append(fit)
+    return pd.DataFrame(rows)

@@ -64,6 +64,9 @@ class PlayerKind(IntEnum):
     INITIAL = 0
     #: Arrived during the run.
     NEWCOMER = 1
+    #: A probe: a newcomer of known, fixed true strength (the convergence
+    #: experiment), who neither improves nor drifts.
+    PROBE = 2
 
 
 def _as_floats(name: str, value: Any) -> tuple[float, ...]:
@@ -219,6 +222,20 @@ class PopulationConfig:
         game in 12 months, Feb 2024 to Oct 2026). Our fit; WORLD.md gives no
         departure rate.
 
+    probe_levels : tuple of float, default ()
+        True strengths of *probe* newcomers (the convergence experiment): for
+        each level, ``probes_per_level`` adults of exactly that strength, which
+        never changes (no age curve, no random walk), arrive within four weeks
+        from ``probe_arrival_years`` after the start, play at the mean activity
+        of their level and never leave. None by default.
+    probes_per_level : int, default 40
+        Probes at each level.
+    probe_arrival_years : float, default 1.0
+        When the probes arrive, in years after the start (after the pool has
+        settled).
+    probe_age : float, default 30.0
+        The probes' age on arrival (adults, so no junior K factor).
+
     Notes
     -----
     A player's activity is fixed when drawn, from their strength then.
@@ -259,6 +276,10 @@ class PopulationConfig:
     arrival_rate: float = 0.22
     newcomer_offset: float = -50.0
     departure_rate: float = 0.15
+    probe_levels: tuple[float, ...] = ()
+    probes_per_level: int = 40
+    probe_arrival_years: float = 1.0
+    probe_age: float = 30.0
 
     def __post_init__(self) -> None:
         n = self.n_players
@@ -352,6 +373,15 @@ class PopulationConfig:
         check_interval(
             _OWNER, "departure_rate", self.departure_rate, 0, 1, closed="left"
         )
+        if self.probe_levels:
+            object.__setattr__(
+                self, "probe_levels", _as_floats("probe_levels", self.probe_levels)
+            )
+        check_interval(
+            _OWNER, "probes_per_level", self.probes_per_level, 1, 10**6, kind="an int"
+        )
+        check_interval(_OWNER, "probe_arrival_years", self.probe_arrival_years, 0, 200)
+        check_interval(_OWNER, "probe_age", self.probe_age, 5, 100)
 
 
 @dataclass(frozen=True, eq=False)
@@ -612,6 +642,33 @@ def make_population(
         )
     )
 
+    departure = _departures(config, arrival, end, rng)
+    activity = _activity(config, strength, rng)
+    kind = np.where(newcomer, PlayerKind.NEWCOMER, PlayerKind.INITIAL).astype(np.int8)
+
+    # Probes: known, fixed strengths, appended after everyone else.
+    levels = np.repeat(np.asarray(config.probe_levels), config.probes_per_level)
+    if levels.size:
+        probe_start = start + config.probe_arrival_years * DAYS_PER_YEAR
+        if probe_start >= end:
+            raise ValueError(
+                f"Probes arrive {config.probe_arrival_years:g} years after the "
+                f"start, after the run's end ({float(n_days) / DAYS_PER_YEAR:.2f} "
+                "years)."
+            )
+        probe_arrival = np.minimum(probe_start + rng.random(levels.size) * 28, end)
+        probe_birth = probe_arrival - config.probe_age * DAYS_PER_YEAR
+        arrival = np.concatenate([arrival, probe_arrival])
+        birth_day = np.concatenate([birth_day, probe_birth])
+        strength = np.concatenate([strength, levels])
+        departure = np.concatenate([departure, np.full(levels.size, np.inf)])
+        mean_rate = np.interp(levels, config.activity_strengths, config.games_per_year)
+        activity = np.concatenate([activity, mean_rate / 12.0])
+        growth = np.concatenate([growth, np.zeros(levels.size)])
+        kind = np.concatenate(
+            [kind, np.full(levels.size, PlayerKind.PROBE, dtype=np.int8)]
+        )
+
     return Population(
         config=config,
         day=start,
@@ -619,12 +676,10 @@ def make_population(
         birth_day=birth_day,
         birth_year=_birth_year(birth_day),
         arrival_day=arrival,
-        departure_day=_departures(config, arrival, end, rng),
-        activity=_activity(config, strength, rng),
+        departure_day=departure,
+        activity=activity,
         growth=growth,
-        kind=np.where(newcomer, PlayerKind.NEWCOMER, PlayerKind.INITIAL).astype(
-            np.int8
-        ),
+        kind=kind,
     )
 
 
@@ -683,6 +738,8 @@ def advance(population: Population, day: float, rng: np.random.Generator) -> Pop
         - _growth_integral(age_lo, config.growth_ages, config.growth_rates)
     )
     walk = config.drift_sd * np.sqrt(years) * rng.standard_normal(population.n_players)
+    # Probes keep their known strength.
+    walk = np.where(population.kind == PlayerKind.PROBE, 0.0, walk)
     return dataclasses.replace(
         population, day=t1, true_strength=population.true_strength + trend + walk
     )

@@ -361,9 +361,12 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         "system's ratings are aligned with the true strengths by removing its "
         "offset, mean(rating - true), before errors are measured. N*t* is the "
         "median number of games after which a newcomer's aligned error stays "
-        "below *t* rating points, averaged over replicates (percentage: newcomers "
-        "who got there by the end; 'not reached': fewer than half did in at least "
-        "one replicate). Drift is the least-squares "
+        "below *t* rating points, by the Kaplan-Meier estimator (a newcomer not "
+        "yet inside at the end counts as censored at the games played so far), "
+        "averaged over replicates (percentage: newcomers who got there by the "
+        "end; 'not reached': the estimate never fell to one half while enough "
+        "newcomers remained at risk, in at least one replicate). Drift is the "
+        "least-squares "
         "slope of a fixed cohort's mean(rating - true) in points per year. " + interval,
         "",
         _summary_markdown(s),
@@ -397,6 +400,30 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         _drift_markdown(s),
         "",
     ]
+    if not s.groups.empty:
+        parts += [
+            f"{h} Convergence by group",
+            "",
+            "Games until the aligned error stays below each threshold (Kaplan-Meier "
+            "median, quartiles), the converged share, and the median aligned error "
+            "at the end (rating points), for each group of newcomers.",
+            "",
+            _groups_markdown(s),
+            "",
+        ]
+    if not s.comparison.empty:
+        parts += [
+            f"{h} Cross-arena comparison",
+            "",
+            "Players active in both arenas and rated by both systems. Bands of the "
+            "first system's rating: mean ratings in both systems and mean true "
+            "strength. The fit is the cross-sectional regression of the first "
+            "system's rating on the second's, the method of published conversion "
+            "tables; gap = mean(second - first).",
+            "",
+            _comparison_markdown(s),
+            "",
+        ]
     if figures:
         captions = {
             "error_vs_games": "Newcomers' error against games played",
@@ -407,7 +434,96 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         parts += [f"{h} Figures", ""]
         for stem in FIGURES:
             parts += [f"![{captions[stem]}]({stem}{suffix}.png)", ""]
+        if not s.comparison.empty:
+            parts += [f"![Conversion between systems](conversion{suffix}.png)", ""]
     return parts
+
+
+def _groups_markdown(s: Summary) -> str:
+    g = s.groups
+    stems = [threshold_name(t) for t in s.thresholds]
+    header = ["group", "system", "newcomers"]
+    header += [f"N{t:g} (q25-q75)" for t in s.thresholds]
+    header += ["final error"]
+    rows = []
+    for _, r in g.iterrows():
+        row = [str(r["group"]), str(r["system"]), _number(r["n"], 0)]
+        for stem in stems:
+            row.append(
+                f"{_with_interval(r, f'{stem}_median', 0)} "
+                f"({_number(r[f'{stem}_q25'], 0)}-{_number(r[f'{stem}_q75'], 0)}; "
+                f"{_share(r, f'{stem}_converged')})"
+            )
+        row.append(_with_interval(r, "final_error", 1))
+        rows.append(row)
+    return _markdown_table(header, rows)
+
+
+def _comparison_markdown(s: Summary) -> str:
+    c = s.comparison
+    out = []
+    for name in c["comparison"].unique():
+        part = c[c["comparison"] == name]
+        x_name, y_name = str(name).split(" vs ")
+        fit = part[part["kind"] == "fit"].iloc[0]
+        out += [
+            f"**{name}**: {x_name} = {_with_interval(fit, 'slope', 3)} x {y_name} "
+            f"+ {_with_interval(fit, 'intercept', 0)} (residual SD "
+            f"{_with_interval(fit, 'residual_sd', 0)}, correlation "
+            f"{_with_interval(fit, 'correlation', 3)}, n {_number(fit['n'], 0)}); "
+            f"gap {y_name} - {x_name}: {_with_interval(fit, 'gap', 1, sign=True)}.",
+            "",
+        ]
+        rows = [
+            [
+                f"{r['bin']:.0f}",
+                _number(r["n"], 0),
+                _with_interval(r, "mean_x", 0),
+                _with_interval(r, "mean_y", 0),
+                _with_interval(r, "mean_true", 0),
+            ]
+            for _, r in part[part["kind"] == "bin"].sort_values("bin").iterrows()
+        ]
+        out.append(
+            _markdown_table(
+                [f"{x_name} band", "players", x_name, y_name, "true strength"], rows
+            )
+        )
+        out.append("")
+    return "\n".join(out)
+
+
+def _plot_conversion(s: Summary, path: Path, label: str) -> None:
+    fig, ax = _new_figure(f"Conversion between systems{label}")
+    c = s.comparison
+    for i, name in enumerate(c["comparison"].unique()):
+        part = c[(c["comparison"] == name) & (c["kind"] == "bin")].sort_values("bin")
+        part = part[part["n"] >= 3]
+        colour, linestyle, marker = _style(i)
+        x_name, y_name = str(name).split(" vs ")
+        ax.plot(
+            part["mean_x"],
+            part["mean_y"],
+            color=colour,
+            linestyle=linestyle,
+            marker=marker,
+            label=f"mean {y_name} by band of {x_name}",
+        )
+        ax.plot(
+            part["mean_x"],
+            part["mean_true"],
+            color=colour,
+            linestyle=":",
+            marker=None,
+            label=f"mean true strength by band of {x_name}",
+        )
+    lo = float(np.nanmin(c["mean_x"])) if len(c) else 0.0
+    hi = float(np.nanmax(c["mean_x"])) if len(c) else 1.0
+    ax.plot([lo, hi], [lo, hi], color="grey", linewidth=0.8, label="equal ratings")
+    ax.set_xlabel("Rating in the first system (rating points)")
+    ax.set_ylabel("Rating in the second system (rating points)")
+    ax.legend()
+    fig.savefig(path, dpi=_DPI)
 
 
 def _report_markdown(
@@ -723,10 +839,10 @@ def write_report(
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:
-        for name in TABLES:
-            _table(arenas, name).to_csv(
-                tmp / f"{name}.csv", index=False, lineterminator="\n"
-            )
+        for name in (*TABLES, "groups", "comparison"):
+            table = _table(arenas, name)
+            if name in TABLES or not table.empty:
+                table.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
         if figures:
             plots = _figure_functions()
             for arena, s in arenas.items():
@@ -734,6 +850,8 @@ def write_report(
                 label = f" (arena {arena})" if arena and len(arenas) > 1 else ""
                 for stem in FIGURES:
                     plots[stem](s, tmp / f"{stem}{suffix}.png", label)
+                if not s.comparison.empty:
+                    _plot_conversion(s, tmp / f"conversion{suffix}.png", label)
         (tmp / "report.md").write_text(
             _report_markdown(
                 arenas,
