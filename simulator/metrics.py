@@ -121,6 +121,9 @@ class MetricsConfig:
     curve_max_error : float, default 1000.0
         Errors from ``curve_max_error`` up, and unrated players, fall into one
         overflow bin; a quantile that lands in it is reported as ``inf``.
+    band_edges : tuple of float
+        Edges of the true-strength bands of the error-by-band table (rating
+        points); default 1400, 1600, ..., 2400 with open ends.
     min_at_risk : int, default 10
         The Kaplan-Meier quantiles of N25/N50/N100 are read only where at least
         this many newcomers are still at risk (not yet converged, not yet
@@ -135,10 +138,18 @@ class MetricsConfig:
     curve_bin_width: float = 1.0
     curve_max_error: float = 1000.0
     min_at_risk: int = 10
+    band_edges: tuple[float, ...] = (1400.0, 1600.0, 1800.0, 2000.0, 2200.0, 2400.0)
 
     def __post_init__(self) -> None:
         owner = "MetricsConfig"
         _check_int(owner, "min_at_risk", self.min_at_risk, 1, np.inf)
+        edges = tuple(float(e) for e in self.band_edges)
+        if not edges or any(b <= a for a, b in itertools.pairwise(edges)):
+            raise ValueError(
+                f"The 'band_edges' parameter of {owner} must be increasing numbers. "
+                f"Got {self.band_edges!r} instead."
+            )
+        object.__setattr__(self, "band_edges", edges)
         t = self.thresholds
         ok = isinstance(t, tuple | list) and len(t) > 0
         if ok:
@@ -222,6 +233,11 @@ class ReplicateResult:
     comparison : pandas.DataFrame
         Cross-arena comparisons filled in by the engine (see
         :func:`compare_ratings`); empty without them.
+    bands : pandas.DataFrame
+        Error by band of true strength (``system``, ``band`` = lower edge,
+        ``rmse``, ``bias`` = mean aligned error, ``n``), steady-state means
+        like the summary's: a compressed scale shows as positive bias at the
+        bottom and negative bias at the top.
     """
 
     summary: pd.DataFrame
@@ -233,6 +249,7 @@ class ReplicateResult:
     thresholds: tuple[float, ...]
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
     comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    bands: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 @dataclass(frozen=True, eq=False)
@@ -282,6 +299,7 @@ class Summary:
     thresholds: tuple[float, ...]
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
     comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
+    bands: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def _float_vector(value: ArrayLike, name: str, n: int | None = None) -> FloatArray:
@@ -428,6 +446,8 @@ class Recorder:
             str(k): _bool_vector(v, f"groups[{k!r}]", self.n_players)
             for k, v in (groups or {}).items()
         }
+        # Error by band of true strength, one row per checkpoint and system.
+        self._band_rows: list[tuple[float, str, float, float, float, float]] = []
         # Each newcomer's aligned error at their last checkpoint.
         self._last_error = np.full((n_sys, self.n_players), np.nan)
 
@@ -630,6 +650,7 @@ class Recorder:
             for key, values in self._series.items():
                 values.append(row[key])
             errors[i] = np.abs(r - true - row["offset"])  # NaN where unrated
+            self._record_bands(day, name, r, true, act & rated, row["offset"])
 
         # Convergence: runs of checkpoints inside each threshold.
         tracked = new & (gp > 0)
@@ -727,7 +748,45 @@ class Recorder:
             systems=systems,
             thresholds=cfg.thresholds,
             groups=self._groups_table(),
+            bands=self._bands_table(n_steady),
         )
+
+    def _record_bands(
+        self,
+        day: float,
+        name: str,
+        rating: FloatArray,
+        true: FloatArray,
+        mask: NDArray[np.bool_],
+        offset: float,
+    ) -> None:
+        """Append one checkpoint's error by band of true strength."""
+        edges = np.asarray(self.config.band_edges)
+        lows = np.concatenate([[-np.inf], edges])
+        band = np.searchsorted(edges, true[mask], side="right")
+        e = rating[mask] - true[mask] - offset
+        n = np.bincount(band, minlength=lows.size)
+        s1 = np.bincount(band, weights=e, minlength=lows.size)
+        s2 = np.bincount(band, weights=e * e, minlength=lows.size)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rmse = np.sqrt(s2 / n)
+            bias = s1 / n
+        for k in range(lows.size):
+            self._band_rows.append(
+                (day, name, float(lows[k]), float(rmse[k]), float(bias[k]), float(n[k]))
+            )
+
+    def _bands_table(self, n_steady: int) -> pd.DataFrame:
+        """Steady-state error by band: the mean over the last checkpoints."""
+        if not self._band_rows or n_steady == 0:
+            return pd.DataFrame()
+        df = pd.DataFrame(
+            self._band_rows, columns=["day", "system", "band", "rmse", "bias", "n"]
+        )
+        days = np.unique(df["day"].to_numpy())
+        tail = df[df["day"].isin(days[len(days) - n_steady :])]
+        out = tail.groupby(["system", "band"], sort=False)[["rmse", "bias", "n"]].mean()
+        return out.reset_index()
 
     def _groups_table(self) -> pd.DataFrame:
         """Convergence per named group of newcomers (Kaplan-Meier, as the summary)."""
@@ -999,6 +1058,9 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         ),
         comparison=_aggregate_optional(
             [r.comparison for r in results], ["comparison", "kind", "bin"], confidence
+        ),
+        bands=_aggregate_optional(
+            [r.bands for r in results], ["system", "band"], confidence
         ),
     )
 

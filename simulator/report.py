@@ -400,6 +400,17 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         _drift_markdown(s),
         "",
     ]
+    if not s.bands.empty:
+        parts += [
+            f"{h} Error by strength band",
+            "",
+            "Steady-state RMSE and bias (mean of rating - true - offset) of active "
+            "rated players by band of true strength, in rating points: positive "
+            "bias at the bottom and negative at the top mean a compressed scale.",
+            "",
+            _bands_markdown(s),
+            "",
+        ]
     if not s.groups.empty:
         parts += [
             f"{h} Convergence by group",
@@ -437,6 +448,29 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         if not s.comparison.empty:
             parts += [f"![Conversion between systems](conversion{suffix}.png)", ""]
     return parts
+
+
+def _bands_markdown(s: Summary) -> str:
+    b = s.bands
+    bands = sorted(b["band"].unique())
+    finite = [x for x in bands if math.isfinite(x)]
+    first = f"<{min(finite):.0f}" if finite else "all"
+    header = ["system"] + [f"{x:.0f}+" if math.isfinite(x) else first for x in bands]
+    rows = []
+    for name in s.systems:
+        part = b[b["system"] == name].set_index("band")
+        row = [name]
+        for x in bands:
+            if x in part.index:
+                r = part.loc[x]
+                row.append(
+                    f"{_number(r['rmse'], 0)} / {_number(r['bias'], 0)} "
+                    f"(n {_number(r['n'], 0)})"
+                )
+            else:
+                row.append("")
+        rows.append(row)
+    return "RMSE / bias (n) per band\n\n" + _markdown_table(header, rows)
 
 
 def _groups_markdown(s: Summary) -> str:
@@ -839,7 +873,7 @@ def write_report(
     tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
     tmp.mkdir()
     try:
-        for name in (*TABLES, "groups", "comparison"):
+        for name in (*TABLES, "groups", "comparison", "bands"):
             table = _table(arenas, name)
             if name in TABLES or not table.empty:
                 table.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
