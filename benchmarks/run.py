@@ -1,0 +1,1048 @@
+"""Throughput and memory benchmarks of ratingsim, outside the test suite.
+
+One command runs every scenario and writes a results table::
+
+    python benchmarks/run.py                      # every scenario, full size
+    python benchmarks/run.py --quick              # smoke run, ~10-50x smaller
+    python benchmarks/run.py --scenario kernel --scenario reference
+    python benchmarks/run.py --out my-results.md  # Markdown here, CSV beside it
+
+Scenarios (``--scenario NAME``, repeatable; all by default):
+
+kernel
+    Each registered system's ``rate`` on one period of 100,000 players and
+    1,000,000 games, in games per second, and its ratio to a floor measured
+    in the same run: one ``np.bincount`` pass with weights over the same
+    arrays (reading the games once). Per-game systems get the games as 20
+    rounds of 50,000 disjoint games, as the engine delivers them, and the
+    time is that of ``rate`` over the rounds.
+reference
+    :func:`simulator.systems.glicko2.rate_period` against the PyPI ``glicko2``
+    package (its step-5 bug corrected, as in the tests) on one period of
+    2,000 players and 20,000 games: equal to 1e-9, and the speed-up.
+hotpaths
+    The engine's hot paths alone at 100,000 players: Swiss pairing (a day of
+    40-player events, and one 100,000-player event), online and random pool
+    pairing, outcome sampling, and the metrics recorder.
+end-to-end
+    The default comparison world (every default system, every metric) at
+    100,000 players, one replicate in one process, in a child process whose
+    peak RSS is read; extrapolated to the horizon of ~10 million games when
+    the measured horizon is shorter (labelled so). Then a cProfile of a
+    shorter run, and a 1,000,000-player world over a short horizon.
+scaling
+    ``simulator.parallel.run`` of the same replicates on 1 and 2 processes.
+
+Results go to ``benchmarks/results/<UTC time>[-quick].md`` and ``.csv`` (or
+``--out``) and are printed. BLAS threads are pinned to one (``*_NUM_THREADS``,
+unless already set) so that "one core" means one core.
+"""
+
+from __future__ import annotations
+
+import os
+
+for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+
+import argparse  # noqa: E402
+import cProfile  # noqa: E402
+import csv  # noqa: E402
+import dataclasses  # noqa: E402
+import datetime as dt  # noqa: E402
+import io  # noqa: E402
+import json  # noqa: E402
+import math  # noqa: E402
+import platform  # noqa: E402
+import pstats  # noqa: E402
+import resource  # noqa: E402
+import subprocess  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from importlib import metadata  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+RESULTS = HERE / "results"
+START = "2024-01-01"
+
+# --- results ------------------------------------------------------------------
+
+
+@dataclasses.dataclass
+class Row:
+    """One line of the results table."""
+
+    scenario: str
+    case: str
+    measured: str
+    target: str = ""
+    status: str = "info"  # pass, miss or info
+    value: float = math.nan
+    unit: str = ""
+
+
+@dataclasses.dataclass
+class Outcome:
+    """What a scenario returns: table rows and free-form Markdown sections."""
+
+    rows: list[Row] = dataclasses.field(default_factory=list)
+    sections: list[tuple[str, str]] = dataclasses.field(default_factory=list)
+
+
+def _status(ok: bool) -> str:
+    return "pass" if ok else "miss"
+
+
+def _best_of(fn: Callable[[], Any], repeat: int) -> float:
+    """Smallest wall time of ``repeat`` calls of ``fn``, in seconds."""
+    best = math.inf
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def _fmt_rate(games_per_s: float) -> str:
+    return f"{games_per_s / 1e6:.2f} M games/s"
+
+
+def _load() -> str:
+    one, five, fifteen = os.getloadavg()
+    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
+
+
+# --- machine ------------------------------------------------------------------
+
+
+def machine_info() -> dict[str, str]:
+    """CPU, cores, memory, versions and BLAS of this machine."""
+    info: dict[str, str] = {}
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    info["cpu"] = cpu
+    info["cores"] = f"{os.cpu_count()} (usable: {len(os.sched_getaffinity(0))})"
+    try:
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                kb = int(line.split()[1])
+                info["memory"] = f"{kb / 2**20:.1f} GiB"
+    except OSError:
+        pass
+    info["os"] = platform.platform()
+    info["python"] = platform.python_version()
+    for pkg in ("ratingsim", "numpy", "scipy", "pandas", "glicko2", "threadpoolctl"):
+        try:
+            info[pkg] = metadata.version(pkg)
+        except metadata.PackageNotFoundError:
+            info[pkg] = "not installed"
+    try:
+        from threadpoolctl import threadpool_info
+
+        pools = threadpool_info()
+        info["blas"] = (
+            "; ".join(
+                f"{p.get('internal_api')} {p.get('version')} "
+                f"({p.get('architecture', '?')}, {p.get('num_threads')} threads)"
+                for p in pools
+            )
+            or "none loaded"
+        )
+    except ImportError:
+        info["blas"] = "threadpoolctl not installed"
+    env = [
+        f"{k}={os.environ[k]}"
+        for k in (
+            "OPENBLAS_CORETYPE",
+            "OPENBLAS_L2_SIZE",
+            "OPENBLAS_NUM_THREADS",
+            "OMP_NUM_THREADS",
+        )
+        if k in os.environ
+    ]
+    info["env"] = " ".join(env) or "-"
+    try:
+        head = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=HERE,
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout.strip()
+        info["commit"] = head or "unknown"
+    except OSError:
+        info["commit"] = "unknown"
+    return info
+
+
+# --- kernel -------------------------------------------------------------------
+
+
+def _seeded_pool(
+    n_players: int, rng: np.random.Generator
+) -> dict[str, np.ndarray[Any, Any]]:
+    """An established pool as the engine seeds it: 90 % rated, 10 % new."""
+    rating = np.rint(rng.normal(1700.0, 300.0, n_players))
+    new = rng.random(n_players) < 0.1
+    rating[new] = np.nan
+    return {
+        "rating": rating,
+        "rd": np.where(new, np.nan, 60.0),
+        "n_games": np.where(new, 0, 60),
+        "birth_year": rng.integers(1940, 2018, n_players).astype(np.float64),
+    }
+
+
+def _random_scores(n: int, rng: np.random.Generator) -> np.ndarray[Any, Any]:
+    return rng.choice(np.array([1.0, 0.5, 0.0]), size=n, p=[0.38, 0.30, 0.32])
+
+
+def kernel(quick: bool) -> Outcome:
+    """Each system's update on one big period, against a bincount floor."""
+    from simulator.systems import SYSTEMS, Games, make_system
+    from simulator.systems._common import day_of
+
+    n_players = 10_000 if quick else 100_000
+    n_rounds = 20
+    per_round = n_players // 2
+    n_games = n_rounds * per_round
+    rng = np.random.default_rng(20240101)
+    start = day_of(START)
+    pool = _seeded_pool(n_players, rng)
+
+    # The period's games: 20 rounds in which everyone plays once, a round a
+    # day, in events of 40 players (the period systems see them all at once).
+    rounds = []
+    for r in range(n_rounds):
+        perm = rng.permutation(n_players)
+        white, black = perm[:per_round], perm[per_round : 2 * per_round]
+        event = np.minimum(white, black) // 40
+        rounds.append(
+            Games(
+                white,
+                black,
+                _random_scores(per_round, rng),
+                np.full(per_round, float(start + r)),
+                event,
+                np.full(per_round, float(start)),
+            )
+        )
+    period = Games.concat(rounds)
+    white, score = period.white, period.score
+
+    repeat = 2 if not quick else 3
+    floor = _best_of(
+        lambda: np.bincount(white, weights=score, minlength=n_players), 5 * repeat
+    )
+    out = Outcome()
+    out.rows.append(
+        Row(
+            "kernel",
+            "floor: np.bincount(white, weights=score)",
+            f"{_fmt_rate(n_games / floor)} ({floor * 1e3:.2f} ms)",
+            value=n_games / floor,
+            unit="games/s",
+        )
+    )
+
+    systems: list[tuple[str, dict[str, Any]]] = [(name, {}) for name in SYSTEMS]
+    systems.append(("glicko", {"per_game": True}))
+    detail = [
+        "| system | mode | time | games/s | x floor | target |",
+        "| --- | --- | ---: | ---: | ---: | --- |",
+    ]
+    for name, params in systems:
+        system = make_system(name, **params)
+        label = name + ("" if not params else " (per_game=True)")
+        floor_r = pool["rating"]
+        sys_floor = getattr(system, "floor", None)
+        if sys_floor is not None:
+            with np.errstate(invalid="ignore"):
+                floor_r = np.where(floor_r < sys_floor, np.nan, floor_r)
+        state0 = system.new_state(
+            n_players,
+            day=start,
+            birth_year=pool["birth_year"],
+            rating=floor_r,
+            rd=pool["rd"],
+            n_games=pool["n_games"],
+        )
+        if system.per_game:
+
+            def run(system: Any = system, state0: Any = state0) -> None:
+                state = state0
+                for r, games in enumerate(rounds):
+                    state = system.rate(state, games, day=float(start + r))
+
+            limit, mode = 25.0, "per game, 20 rounds"
+        else:
+            close = system.next_close(start)
+
+            def run(system: Any = system, state0: Any = state0, close: Any = close):
+                system.rate(state0, period, day=close)
+
+            limit, mode = 10.0, "one period"
+        t = _best_of(run, repeat)
+        ratio = t / floor
+        out.rows.append(
+            Row(
+                "kernel",
+                f"{label} ({mode})",
+                f"{_fmt_rate(n_games / t)}, {ratio:.1f}x floor",
+                f"<= {limit:g}x floor",
+                _status(ratio <= limit),
+                ratio,
+                "x floor",
+            )
+        )
+        detail.append(
+            f"| {label} | {mode} | {t:.3f} s | {n_games / t:,.0f} | "
+            f"{ratio:.1f} | <= {limit:g} |"
+        )
+    out.sections.append(
+        (
+            "Kernel detail",
+            f"{n_players:,} players, {n_games:,} games "
+            f"({n_rounds} rounds of {per_round:,}); best of {repeat}; floor "
+            f"{floor * 1e3:.2f} ms (best of {5 * repeat}).\n\n" + "\n".join(detail),
+        )
+    )
+    return out
+
+
+# --- reference ----------------------------------------------------------------
+
+
+def _corrected_player() -> type:
+    """The PyPI package's player with step 5's ``f`` as in the paper (phi, not mu).
+
+    The same correction as the test-only ``CorrectedPlayer`` of
+    tests/systems/test_glicko2.py (RULES.md section 3); the package keeps phi
+    on the Glicko-2 scale in ``_Player__rd``.
+    """
+    import glicko2 as pypi_glicko2
+
+    class CorrectedPlayer(pypi_glicko2.Player):  # type: ignore[misc]
+        def _f(self, x: float, delta: float, v: float, a: float) -> float:
+            ex = math.exp(x)
+            phi2 = self._Player__rd**2
+            num = ex * (delta**2 - phi2 - v - ex)
+            den = 2.0 * (phi2 + v + ex) ** 2
+            return num / den - (x - a) / self._tau**2
+
+    return CorrectedPlayer
+
+
+def reference(quick: bool) -> Outcome:
+    """Vectorised Glicko-2 against the corrected PyPI package, one period."""
+    from simulator.systems.glicko2 import rate_period
+
+    n_players = 200 if quick else 2_000
+    n_games = 10 * n_players
+    rng = np.random.default_rng(7)
+    rating = rng.normal(1500.0, 300.0, n_players)
+    rd = rng.uniform(40.0, 350.0, n_players)
+    vol = rng.uniform(0.04, 0.09, n_players)
+    white = rng.integers(0, n_players, n_games)
+    black = (white + rng.integers(1, n_players, n_games)) % n_players
+    score = _random_scores(n_games, rng)
+
+    ours_t = _best_of(
+        lambda: rate_period(rating, rd, vol, white, black, score, tau=0.5), 20
+    )
+    r1, rd1, v1 = rate_period(rating, rd, vol, white, black, score, tau=0.5)
+
+    # The package's input: per player, the opponents' pre-period values.
+    def prepare() -> list[tuple[list[float], list[float], list[float]]]:
+        player = np.concatenate([white, black])
+        opp = np.concatenate([black, white])
+        s_own = np.concatenate([score, 1.0 - score])
+        order = np.argsort(player, kind="stable")
+        cuts = np.searchsorted(player[order], np.arange(n_players + 1))
+        out = []
+        for i in range(n_players):
+            idx = order[cuts[i] : cuts[i + 1]]
+            out.append(
+                (rating[opp[idx]].tolist(), rd[opp[idx]].tolist(), s_own[idx].tolist())
+            )
+        return out
+
+    prep_t = _best_of(prepare, 3)
+    lists = prepare()
+    player_cls = _corrected_player()
+    player_cls._tau = 0.5
+
+    def package() -> list[tuple[float, float, float]]:
+        out = []
+        for i in range(n_players):
+            p = player_cls(float(rating[i]), float(rd[i]), float(vol[i]))
+            opp_r, opp_rd, s = lists[i]
+            if opp_r:
+                p.update_player(opp_r, opp_rd, s)
+            else:
+                p.did_not_compete()
+            out.append((p.rating, p.rd, p.vol))
+        return out
+
+    pkg_t = _best_of(package, 3)
+    pkg = np.array(package())
+    diff = {
+        "rating": float(np.max(np.abs(pkg[:, 0] - r1))),
+        "rd": float(np.max(np.abs(pkg[:, 1] - rd1))),
+        "volatility": float(np.max(np.abs(pkg[:, 2] - v1))),
+    }
+    worst = max(diff.values())
+    speedup = pkg_t / ours_t
+    case = f"glicko2.rate_period vs PyPI glicko2 ({n_players:,} players, "
+    case += f"{n_games:,} games)"
+    out = Outcome()
+    out.rows.append(
+        Row(
+            "reference",
+            case + ": max |difference|",
+            ", ".join(f"{k} {v:.1e}" for k, v in diff.items()),
+            "<= 1e-9",
+            _status(worst <= 1e-9),
+            worst,
+            "",
+        )
+    )
+    out.rows.append(
+        Row(
+            "reference",
+            case + ": speed-up",
+            f"{speedup:,.0f}x (ours {ours_t * 1e3:.2f} ms, package {pkg_t:.3f} s "
+            f"updating players; {(pkg_t + prep_t) / ours_t:,.0f}x counting the "
+            f"{prep_t * 1e3:.0f} ms to build its per-player lists)",
+            ">= 100x",
+            _status(speedup >= 100.0),
+            speedup,
+            "x",
+        )
+    )
+    return out
+
+
+# --- hot paths ----------------------------------------------------------------
+
+
+def hotpaths(quick: bool) -> Outcome:
+    """The engine's hot paths alone, at the end-to-end world's size."""
+    from simulator.metrics import Recorder
+    from simulator.outcomes import OutcomeModel
+    from simulator.pairing import (
+        pair_online,
+        pair_random,
+        pair_swiss_round,
+        record_swiss_round,
+        swiss_start,
+    )
+
+    n = 10_000 if quick else 100_000
+    rng = np.random.default_rng(3)
+    true = rng.normal(1700.0, 330.0, n)
+    model = OutcomeModel.otb()
+    rows: list[Row] = []
+
+    def add(case: str, seconds: float, items: int, what: str) -> None:
+        rows.append(
+            Row(
+                "hotpaths",
+                case,
+                f"{seconds * 1e3:,.1f} ms ({items / seconds:,.0f} {what}/s)",
+                value=seconds,
+                unit="s",
+            )
+        )
+
+    # Swiss: a day of 40-player events covering everyone, rounds 1 and 4, one
+    # pair_swiss_round call per event (as the engine does).
+    players = rng.permutation(n)
+    events = [swiss_start(g, true[g]) for g in np.array_split(players, max(1, n // 40))]
+    for rnd in range(1, 5):
+        t0 = time.perf_counter()
+        paired = [pair_swiss_round(s, rng) for s in events]
+        t = time.perf_counter() - t0
+        games = sum(r.n_games for r in paired)
+        if rnd in (1, 4):
+            add(
+                f"Swiss: {len(events):,} events of 40, round {rnd} "
+                f"({n:,} players, {len(events):,} calls)",
+                t,
+                games,
+                "games",
+            )
+        events = [
+            record_swiss_round(s, r, model.sample(true[r.white], true[r.black], rng))
+            for s, r in zip(events, paired, strict=True)
+        ]
+    # Swiss: one event of everyone, rounds 1 and 2.
+    big = swiss_start(players, true[players])
+    for rnd in (1, 2):
+        t0 = time.perf_counter()
+        r = pair_swiss_round(big, rng)
+        add(
+            f"Swiss: one {n:,}-player event, round {rnd}",
+            time.perf_counter() - t0,
+            r.n_games,
+            "games",
+        )
+        big = record_swiss_round(
+            big, r, model.sample(true[r.white], true[r.black], rng)
+        )
+    t = _best_of(lambda: pair_online(players, true[players], rng, window=200.0), 5)
+    add(f"pool: pair_online, {n:,} players", t, n // 2, "games")
+    t = _best_of(lambda: pair_random(players, rng), 5)
+    add(f"pool: pair_random, {n:,} players", t, n // 2, "games")
+
+    # Outcomes and metrics over a million games (ten rounds' worth).
+    m = 10 * n
+    w = rng.integers(0, n, m)
+    b = (w + rng.integers(1, n, m)) % n
+    tw, tb = true[w], true[b]
+    t = _best_of(lambda: model.sample(tw, tb, rng), 3)
+    add(f"outcomes: OutcomeModel.sample, {m:,} games", t, m, "games")
+    t = _best_of(lambda: model.expected_score(tw, tb), 3)
+    add(f"outcomes: oracle expected_score, {m:,} games", t, m, "games")
+    labels = ["fide", "fide-2024", "classic", "glicko2", "lichess", "glicko", "elo"]
+    rec = Recorder(labels, n)
+    expected = {k: np.clip(rng.random(m), 0.0, 1.0) for k in labels}
+    oracle = rng.random(m)
+    score = _random_scores(m, rng)
+    t = _best_of(lambda: rec.record_games(expected, oracle, score), 3)
+    add(f"metrics: record_games, 7 systems, {m:,} games", t, m, "games")
+    ratings = {k: true + rng.normal(0.0, 80.0, n) for k in labels}
+    active = rng.random(n) < 0.8
+    gp = rng.integers(0, 200, n)
+    newcomer = rng.random(n) < 0.3
+    cohort = rng.random(n) < 0.3
+    day = [0.0]
+
+    def checkpoint() -> None:
+        day[0] += 7.0
+        rec.checkpoint(day[0], ratings, true, active, gp, newcomer, cohort)
+
+    t = _best_of(checkpoint, 3)
+    add(f"metrics: checkpoint, 7 systems, {n:,} players", t, n, "players")
+    return Outcome(rows=rows)
+
+
+# --- end-to-end ---------------------------------------------------------------
+
+
+def _e2e_config(n_players: int, years: float) -> Any:
+    from simulator.config import RunConfig
+    from simulator.population import PopulationConfig
+
+    return RunConfig(
+        title=f"benchmark: default comparison at {n_players:,} players",
+        seed=20240101,
+        replicates=1,
+        years=years,
+        population=PopulationConfig(n_players=n_players),
+    )
+
+
+def _child_main(spec: dict[str, Any]) -> None:
+    """Run one replicate of the end-to-end world; print a JSON line of figures."""
+    from simulator import engine
+    from simulator.engine import run_replicate
+    from simulator.population import make_population
+    from simulator.systems._common import day_of
+
+    config = _e2e_config(spec["n_players"], spec["years"])
+    # Time spent per engine component, by wrapping the engine's own functions
+    # (names that are missing, after a refactoring, are skipped).
+    parts: dict[str, float] = {}
+
+    def timed(owner: Any, attr: str, key: str) -> None:
+        fn = getattr(owner, attr, None)
+        if fn is None:
+            return
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                parts[key] = parts.get(key, 0.0) + time.perf_counter() - t0
+
+        setattr(owner, attr, wrapper)
+
+    # Not under the profiler, whose listing the wrappers would clutter.
+    arena = None if spec.get("profile") else getattr(engine, "_Arena", None)
+    if arena is not None:
+        timed(engine, "advance", "population.advance (per day, all players)")
+        timed(arena, "start_events", "start_events (weekly, all players)")
+        timed(arena, "checkpoint", "checkpoint metrics (weekly, all players)")
+        timed(arena, "close_periods", "period systems: close_periods")
+        timed(arena, "_play_otb_round", "OTB rounds (pairing + _play)")
+        timed(arena, "_play", "_play: outcomes, predictions, per-game systems")
+        timed(arena, "_finish_events", "finish events")
+
+    rng = np.random.default_rng(spec["seed"])
+    profile = cProfile.Profile() if spec.get("profile") else None
+    t0 = time.perf_counter()
+    if profile is not None:
+        profile.enable()
+    result = run_replicate(config, rng)
+    if profile is not None:
+        profile.disable()
+    seconds = time.perf_counter() - t0
+    games = int(next(iter(result.values())).prediction["n_games"].iloc[0])
+    n_days = round(config.years * 365.2425)
+    # The population of the run, drawn again from the same seed (cheap): its
+    # size sets the cost of the per-day, per-player work.
+    pop = make_population(
+        config.population,
+        np.random.default_rng(spec["seed"]),
+        start_day=day_of(config.start_date),
+        n_days=n_days,
+    )
+    out = {
+        "seconds": seconds,
+        "games": games,
+        "days": n_days,
+        "n_total": pop.n_players,
+        "parts": parts,
+        "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+    }
+    if profile is not None:
+        buf = io.StringIO()
+        stats = pstats.Stats(profile, stream=buf)
+        stats.sort_stats("cumulative").print_stats(25)
+        out["profile_cumulative"] = buf.getvalue()
+        buf = io.StringIO()
+        stats = pstats.Stats(profile, stream=buf)
+        stats.sort_stats("tottime").print_stats(15)
+        out["profile_tottime"] = buf.getvalue()
+    print("RESULT " + json.dumps(out), flush=True)
+
+
+def _run_child(spec: dict[str, Any]) -> dict[str, Any]:
+    """Run :func:`_child_main` in a fresh process; add its peak RSS (wait4)."""
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(
+            [
+                sys.executable,
+                str(Path(__file__).resolve()),
+                "--child",
+                json.dumps(spec),
+            ],
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+        proc.returncode = os.waitstatus_to_exitcode(status)
+        log.seek(0)
+        text = log.read()
+    lines = [x for x in text.splitlines() if x.startswith("RESULT ")]
+    if proc.returncode != 0 or not lines:
+        return {"error": f"exit {proc.returncode}: {text[-2000:]}"}
+    out: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    out["peak_rss_mb"] = usage.ru_maxrss / 1024.0  # Linux: kilobytes
+    return out
+
+
+def _nominal_sides(n_players: int, years: float, seed: int) -> tuple[float, int]:
+    """Player-games the population's activity asks for over ``years``; players."""
+    from simulator.population import (
+        DAYS_PER_YEAR,
+        PopulationConfig,
+        make_population,
+    )
+    from simulator.systems._common import day_of
+
+    start = day_of(START)
+    n_days = round(years * DAYS_PER_YEAR)
+    pop = make_population(
+        PopulationConfig(n_players=n_players),
+        np.random.default_rng(seed),
+        start_day=start,
+        n_days=n_days,
+    )
+    lo = pop.arrival_day
+    hi = np.minimum(pop.departure_day, start + n_days)
+    in_pool = np.maximum(hi - lo, 0.0) / DAYS_PER_YEAR
+    return float(np.sum(pop.activity * 12.0 * in_pool)), pop.n_players
+
+
+def _horizon_for(target_games: float, n_players: int, games_per_side: float) -> float:
+    """Years whose nominal activity, scaled as measured, gives ``target_games``."""
+    lo, hi = 0.5, 40.0
+    for _ in range(30):
+        mid = 0.5 * (lo + hi)
+        sides, _ = _nominal_sides(n_players, mid, 20240101)
+        if sides * games_per_side < target_games:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
+
+
+_PER_PLAYER_PARTS = (
+    "population.advance (per day, all players)",
+    "start_events (weekly, all players)",
+    "checkpoint metrics (weekly, all players)",
+)
+
+
+def end_to_end(quick: bool, horizon: float | None, big_days: int | None) -> Outcome:
+    """The default world at 100,000 players, and at 1,000,000 briefly."""
+    out = Outcome()
+    n = 10_000 if quick else 100_000
+    target_games = 1e6 if quick else 1e7
+    years = horizon if horizon is not None else (0.25 if quick else 1.0)
+    res = _run_child({"n_players": n, "years": years, "seed": 20240101})
+    if "error" in res:
+        out.rows.append(Row("end-to-end", f"{n:,} players", res["error"][-300:]))
+        return out
+    games, seconds, rss = res["games"], res["seconds"], res["peak_rss_mb"]
+    sides, _ = _nominal_sides(n, years, 20240101)
+    per_side = games / sides
+    full_years = _horizon_for(target_games, n, per_side)
+    full_sides, full_players = _nominal_sides(n, full_years, 20240101)
+    full_games = full_sides * per_side
+    full_days = round(full_years * 365.2425)
+    parts = res["parts"]
+    t_player = sum(parts.get(k, 0.0) for k in _PER_PLAYER_PARTS)
+    t_games = max(seconds - t_player, 0.0)
+    # Per-game work scales with the games; per-day work over all players with
+    # days x players (the population is drawn for the whole horizon up front).
+    scale_players = (full_days * full_players) / (res["days"] * res["n_total"])
+    extrapolated = t_games * full_games / games + t_player * scale_players
+    measured_full = years >= full_years * 0.95
+    label = f"{n:,} players, {years:g}-year horizon measured: {games:,} games"
+    out.rows.append(
+        Row(
+            "end-to-end",
+            label,
+            f"{seconds:,.1f} s ({games / seconds:,.0f} games/s); load {_load()}",
+            value=seconds,
+            unit="s",
+        )
+    )
+    t_full = seconds if measured_full else extrapolated
+    what = "measured" if measured_full else "EXTRAPOLATED"
+    limit = 120.0 if not quick else 12.0
+    out.rows.append(
+        Row(
+            "end-to-end",
+            f"{n:,} players, ~{full_games / 1e6:.1f} M games "
+            f"({full_years:.1f} years, {full_players:,} players drawn)",
+            f"{t_full:,.0f} s {what}",
+            f"< {limit:g} s on one core",
+            _status(t_full < limit),
+            t_full,
+            "s",
+        )
+    )
+    mem_note = "" if measured_full else f" ({years:g}-year run)"
+    out.rows.append(
+        Row(
+            "end-to-end",
+            f"{n:,} players: peak RSS{mem_note}",
+            f"{rss:,.0f} MB",
+            "< 2048 MB",
+            _status(rss < 2048.0),
+            rss,
+            "MB",
+        )
+    )
+    breakdown = [
+        "| component | seconds | share | scales with |",
+        "| --- | ---: | ---: | --- |",
+    ]
+    for key, value in sorted(parts.items(), key=lambda kv: -kv[1]):
+        scale = "days x players" if key in _PER_PLAYER_PARTS else "games"
+        breakdown.append(f"| {key} | {value:,.1f} | {value / seconds:.0%} | {scale} |")
+    out.sections.append(
+        (
+            f"End-to-end: where the time goes ({n:,} players, {years:g} years)",
+            f"Measured {seconds:,.1f} s for {games:,} games over {res['days']} "
+            f"days; {res['n_total']:,} players drawn (the initial pool plus every "
+            f"newcomer of the horizon). Nested components overlap (the OTB "
+            f"rounds include `_play`).\n\n"
+            + "\n".join(breakdown)
+            + "\n\n"
+            + (
+                f"Extrapolation to ~{full_games / 1e6:.1f} M games: the horizon "
+                f"with that many games is {full_years:.2f} years (the "
+                f"population's nominal activity scaled by the measured "
+                f"{per_side:.3f} games per nominal player-game), {full_players:,} "
+                f"players drawn. Work over all players each day "
+                f"({t_player:,.1f} s) is scaled by days x players "
+                f"({scale_players:.1f}x), the rest ({t_games:,.1f} s) by games "
+                f"({full_games / games:.1f}x): {extrapolated:,.0f} s. Peak memory "
+                f"grows with the players drawn, not the games; it was "
+                f"{rss:,.0f} MB with {res['n_total']:,} players."
+                if not measured_full
+                else "The measured horizon is the full one."
+            ),
+        )
+    )
+
+    # A profile of a shorter run of the same world.
+    prof_years = max(years / 4.0, 0.05)
+    prof = _run_child(
+        {"n_players": n, "years": prof_years, "seed": 20240101, "profile": True}
+    )
+    if "error" not in prof:
+        out.sections.append(
+            (
+                f"End-to-end profile ({n:,} players, {prof_years:g} years, "
+                f"{prof['games']:,} games, cProfile)",
+                "Top functions by cumulative time:\n\n```\n"
+                + _trim_profile(prof["profile_cumulative"])
+                + "\n```\n\nTop functions by own time:\n\n```\n"
+                + _trim_profile(prof["profile_tottime"])
+                + "\n```",
+            )
+        )
+
+    # The 1,000,000-player world over a short horizon.
+    n_big = 100_000 if quick else 1_000_000
+    days = big_days if big_days is not None else (7 if quick else 31)
+    big = _run_child({"n_players": n_big, "years": days / 365.2425, "seed": 20240101})
+    if "error" in big:
+        out.rows.append(
+            Row(
+                "end-to-end",
+                f"{n_big:,} players, {days} days",
+                "failed: " + big["error"][-300:],
+                "runs within 8 GB",
+                "miss",
+            )
+        )
+    else:
+        out.rows.append(
+            Row(
+                "end-to-end",
+                f"{n_big:,} players, {days} days: {big['games']:,} games",
+                f"{big['seconds']:,.0f} s ({big['games'] / big['seconds']:,.0f} "
+                f"games/s), peak RSS {big['peak_rss_mb']:,.0f} MB",
+                "runs within 8 GB",
+                _status(big["peak_rss_mb"] < 8192.0),
+                big["peak_rss_mb"],
+                "MB",
+            )
+        )
+        parts = big["parts"]
+        lines = ["| component | seconds |", "| --- | ---: |"]
+        lines += [
+            f"| {k} | {v:,.1f} |" for k, v in sorted(parts.items(), key=lambda x: -x[1])
+        ]
+        out.sections.append(
+            (
+                f"End-to-end: {n_big:,} players over {days} days",
+                f"{big['seconds']:,.1f} s, {big['games']:,} games, "
+                f"{big['n_total']:,} players drawn, peak RSS "
+                f"{big['peak_rss_mb']:,.0f} MB.\n\n" + "\n".join(lines),
+            )
+        )
+    return out
+
+
+def _trim_profile(text: str) -> str:
+    """The table of a pstats listing, with long paths shortened."""
+    keep = []
+    started = False
+    for line in text.splitlines():
+        if line.strip().startswith("ncalls"):
+            started = True
+        if started and line.strip():
+            line = line.replace(str(HERE.parent) + "/", "")
+            site = line.find("site-packages/")
+            if site >= 0:
+                cut = line.rfind(" ", 0, site)
+                line = line[: cut + 1] + line[site + len("site-packages/") :]
+            keep.append(line)
+    return "\n".join(keep)
+
+
+# --- scaling ------------------------------------------------------------------
+
+
+def _cpu_seconds() -> float:
+    """User + system CPU time of this process and its waited-for children."""
+    total = 0.0
+    for who in (resource.RUSAGE_SELF, resource.RUSAGE_CHILDREN):
+        u = resource.getrusage(who)
+        total += u.ru_utime + u.ru_stime
+    return total
+
+
+def scaling(quick: bool) -> Outcome:
+    """The same replicates on one process and on two."""
+    from simulator.parallel import run
+
+    n_players = 1_000 if quick else 4_000
+    years = 0.5 if quick else 2.0
+    replicates = 2
+    config = dataclasses.replace(_e2e_config(n_players, years), replicates=replicates)
+    wall: dict[int, float] = {}
+    cpu: dict[int, float] = {}
+    load: dict[int, str] = {}
+    results = {}
+    for jobs in (1, 2):
+        load[jobs] = _load()
+        c0, t0 = _cpu_seconds(), time.perf_counter()
+        results[jobs] = run(config, seed=11, jobs=jobs, progress=False)
+        wall[jobs] = time.perf_counter() - t0
+        cpu[jobs] = _cpu_seconds() - c0
+    same = all(
+        results[1].summary[k].summary.equals(results[2].summary[k].summary)
+        for k in results[1].summary
+    )
+    speedup = wall[1] / wall[2]
+    # With two processes each busy all the time, CPU time / wall time is 2;
+    # less means they waited for a core (other load on the machine).
+    busy = cpu[2] / wall[2]
+    return Outcome(
+        rows=[
+            Row(
+                "scaling",
+                f"{replicates} replicates of {n_players:,} players x {years:g} "
+                f"years: 1 vs 2 processes",
+                f"{wall[1]:.1f} s vs {wall[2]:.1f} s = {speedup:.2f}x; CPU "
+                f"{cpu[1]:.1f} s vs {cpu[2]:.1f} s, 2 processes kept {busy:.2f} "
+                f"cores busy; load before: {load[1]} / {load[2]}; identical "
+                f"results: {same}",
+                ">= 1.7x",
+                _status(speedup >= 1.7 and same),
+                speedup,
+                "x",
+            )
+        ]
+    )
+
+
+# --- main ---------------------------------------------------------------------
+
+SCENARIOS = ("kernel", "reference", "hotpaths", "end-to-end", "scaling")
+
+
+def _markdown(
+    rows: list[Row],
+    sections: list[tuple[str, str]],
+    info: dict[str, str],
+    meta: dict[str, str],
+) -> str:
+    lines = ["# ratingsim benchmark results", ""]
+    lines += [f"- {k}: {v}" for k, v in meta.items()]
+    lines += ["", "## Machine", ""]
+    lines += [f"- {k}: {v}" for k, v in info.items()]
+    lines += [
+        "",
+        "## Results",
+        "",
+        "| scenario | case | measured | target | status |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in rows:
+        lines.append(
+            f"| {r.scenario} | {r.case} | {r.measured} | {r.target} | {r.status} |"
+        )
+    for title, body in sections:
+        lines += ["", f"## {title}", "", body]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the chosen scenarios and write the results table."""
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--scenario",
+        action="append",
+        choices=SCENARIOS,
+        help="scenario to run (repeatable; default: all)",
+    )
+    parser.add_argument(
+        "--quick", action="store_true", help="shrink every scenario for a smoke run"
+    )
+    parser.add_argument("--out", type=Path, help="Markdown output (CSV beside it)")
+    parser.add_argument(
+        "--horizon",
+        type=float,
+        help="end-to-end: years to measure at 100,000 players (default 1)",
+    )
+    parser.add_argument(
+        "--big-days",
+        type=int,
+        help="end-to-end: days of the 1,000,000-player world (default 31)",
+    )
+    parser.add_argument("--child", help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.child is not None:
+        _child_main(json.loads(args.child))
+        return 0
+
+    chosen = args.scenario or list(SCENARIOS)
+    stamp = dt.datetime.now(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    meta = {
+        "command": "python benchmarks/run.py " + " ".join(sys.argv[1:]),
+        "started (UTC)": stamp,
+        "load average at start (1/5/15 min)": _load(),
+        "mode": "quick (smoke run, shrunk sizes)" if args.quick else "full",
+    }
+    info = machine_info()
+    rows: list[Row] = []
+    sections: list[tuple[str, str]] = []
+    t_all = time.perf_counter()
+    for name in chosen:
+        print(f"[{name}] running (load {_load()}) ...", file=sys.stderr, flush=True)
+        t0 = time.perf_counter()
+        if name == "end-to-end":
+            outcome = end_to_end(args.quick, args.horizon, args.big_days)
+        else:
+            outcome = {
+                "kernel": kernel,
+                "reference": reference,
+                "hotpaths": hotpaths,
+                "scaling": scaling,
+            }[name](args.quick)
+        rows += outcome.rows
+        sections += outcome.sections
+        print(
+            f"[{name}] done in {time.perf_counter() - t0:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+    meta["total time"] = f"{time.perf_counter() - t_all:.0f} s"
+    meta["load average at end (1/5/15 min)"] = _load()
+
+    text = _markdown(rows, sections, info, meta)
+    out = args.out
+    if out is None:
+        out = RESULTS / f"{stamp}{'-quick' if args.quick else ''}.md"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(text, encoding="utf-8")
+    with out.with_suffix(".csv").open("w", newline="", encoding="utf-8") as f:
+        writer = csv.writer(f)
+        writer.writerow(
+            ["scenario", "case", "measured", "target", "status", "value", "unit"]
+        )
+        for r in rows:
+            writer.writerow(
+                [r.scenario, r.case, r.measured, r.target, r.status, r.value, r.unit]
+            )
+    print(text)
+    print(f"Written: {out} and {out.with_suffix('.csv')}", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
