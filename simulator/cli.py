@@ -1684,6 +1684,11 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
+#: ``simulator.rate.RATE_SYSTEMS`` and ``GAMES_PLAYED_DEFAULT``, as literals so
+#: that building the parser loads no reader (tests/test_rate.py compares them).
+_RATE_SYSTEMS = ("fide", "fide-2024", "classic")
+_GAMES_PLAYED_DEFAULT = 30
+
 _RATE_EPILOG = """\
 examples:
   ratingsim rate tournament.trf
@@ -1702,8 +1707,6 @@ examples:
 
 def _add_rate_replay(commands: Any) -> None:
     """The ``rate`` and ``replay`` subparsers."""
-    from simulator.rate import GAMES_PLAYED_DEFAULT, RATE_SYSTEMS
-
     rate = commands.add_parser(
         "rate",
         help="rate a FIDE tournament report (TRF-16)",
@@ -1720,7 +1723,7 @@ def _add_rate_replay(commands: Any) -> None:
     rate.add_argument("file", metavar="TOURNAMENT.trf", help="a TRF-16 file")
     rate.add_argument(
         "--system",
-        choices=RATE_SYSTEMS,
+        choices=_RATE_SYSTEMS,
         default="fide",
         help="the rules (default fide: 2024 rules with the 2025 amendment)",
     )
@@ -1728,9 +1731,9 @@ def _add_rate_replay(commands: Any) -> None:
         "--compare",
         type=_system_list,
         nargs="?",
-        const=list(RATE_SYSTEMS),
+        const=list(_RATE_SYSTEMS),
         metavar="SYSTEMS",
-        help=f"several systems side by side (default {','.join(RATE_SYSTEMS)})",
+        help=f"several systems side by side (default {','.join(_RATE_SYSTEMS)})",
     )
     rate.add_argument("--format", choices=("table", "csv", "json"), default="table")
     rate.add_argument(
@@ -1739,11 +1742,11 @@ def _add_rate_replay(commands: Any) -> None:
     rate.add_argument(
         "--games-played-default",
         type=_count,
-        default=GAMES_PLAYED_DEFAULT,
+        default=_GAMES_PLAYED_DEFAULT,
         metavar="G",
         help=(
             "games each rated player had before the event (not in a TRF; "
-            f"default {GAMES_PLAYED_DEFAULT})"
+            f"default {_GAMES_PLAYED_DEFAULT})"
         ),
     )
     rate.add_argument(
@@ -1804,9 +1807,12 @@ def _add_rate_replay(commands: Any) -> None:
     replay.add_argument(
         "--games-played-default",
         type=_count,
-        default=GAMES_PLAYED_DEFAULT,
+        default=_GAMES_PLAYED_DEFAULT,
         metavar="G",
-        help="games before of a player listed with the file's rating (default 30)",
+        help=(
+            "games before of a player listed with the file's rating (default "
+            f"{_GAMES_PLAYED_DEFAULT})"
+        ),
     )
     replay.add_argument(
         "--bins", type=_count_positive, default=10, help="calibration bins"

@@ -485,7 +485,12 @@ def _build(cls: Any, data: Mapping[str, Any], path: str) -> Any:
         elif cls is Variant and key == "set":
             if not isinstance(value, dict):
                 raise ConfigError(f"Key '{full}' must be a table of overrides.")
-            kwargs[key] = tuple(sorted(value.items()))
+            # "none" stands for None, as in a system's parameters.
+            kwargs[key] = tuple(sorted((k, _none(v)) for k, v in value.items()))
+        elif cls is GridAxis and key == "values":
+            if not isinstance(value, list):
+                raise ConfigError(f"Key '{full}' must be a list. Got {value!r}.")
+            kwargs[key] = tuple(_none(v) for v in value)
         elif cls is RunConfig and key in ("variant", "grid", "comparison"):
             if not isinstance(value, list):
                 raise ConfigError(f"Key '{full}' must be a list of tables ([[{key}]]).")
@@ -506,6 +511,11 @@ def _build(cls: Any, data: Mapping[str, Any], path: str) -> Any:
     except (ValueError, TypeError) as exc:
         where = path or "config"
         raise ConfigError(f"{where}: {exc}") from None
+
+
+def _none(value: Any) -> Any:
+    """TOML's stand-in ``"none"`` as Python's None."""
+    return None if isinstance(value, str) and value == "none" else value
 
 
 def _systems(value: Any, key: str) -> tuple[SystemSpec, ...]:

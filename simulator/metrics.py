@@ -1056,8 +1056,12 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         groups=_aggregate_optional(
             [r.groups for r in results], ["group", "system"], confidence
         ),
-        comparison=_aggregate_optional(
-            [r.comparison for r in results], ["comparison", "kind", "bin"], confidence
+        comparison=_in_band_order(
+            _aggregate_optional(
+                [r.comparison for r in results],
+                ["comparison", "kind", "bin"],
+                confidence,
+            )
         ),
         bands=_aggregate_optional(
             [r.bands for r in results], ["system", "band"], confidence
@@ -1073,6 +1077,25 @@ def _aggregate_optional(
     if not kept:
         return pd.DataFrame()
     return _aggregate(kept, keys, confidence)
+
+
+def _in_band_order(table: pd.DataFrame) -> pd.DataFrame:
+    """Each comparison's bins in increasing order, then its fit row.
+
+    Combined replicates list rows in order of first appearance, so a band seen
+    only in a later replicate would otherwise follow the fit row.
+    """
+    if table.empty:
+        return table
+    first = {name: i for i, name in enumerate(dict.fromkeys(table["comparison"]))}
+    order = np.lexsort(
+        (
+            table["bin"].to_numpy(dtype=np.float64),
+            (table["kind"] == "fit").to_numpy(),
+            table["comparison"].map(first).to_numpy(),
+        )
+    )
+    return table.iloc[order].reset_index(drop=True)
 
 
 def compare_ratings(

@@ -320,23 +320,69 @@ class _Context:
 
     Position ``n`` (one past the last entrant) is the bye, a dummy vertex that
     can be paired with any present player who has not had a bye.
+
+    A batch of events (:func:`pair_swiss_rounds`) uses one context over all
+    of them: positions are then slots of the concatenated events, ``n`` their
+    number, and ``pos`` the place in the concatenated ranking; :meth:`met`,
+    :meth:`legal` and the colour arrays mean the same, slot by slot.
     """
 
     def __init__(self, state: SwissState, order: IntArray) -> None:
         n = state.n_entrants
+        pos = np.full(n + 1, -1, dtype=np.intp)
+        pos[order] = np.arange(order.shape[0])
+        pos[n] = order.shape[0]
+        self._setup(
+            n,
+            state.played,
+            state.had_bye,
+            state.rank,
+            state.colour_diff,
+            state.last_colour,
+            state.streak,
+            pos,
+        )
+
+    @classmethod
+    def over(
+        cls,
+        n: int,
+        played: KeyArray,
+        had_bye: BoolArray,
+        rank: IntArray,
+        colour_diff: IntArray,
+        last_colour: IntArray,
+        streak: IntArray,
+        pos: IntArray,
+    ) -> _Context:
+        """A context over given arrays (``played`` keys ``i * n + j``)."""
+        ctx = cls.__new__(cls)
+        ctx._setup(n, played, had_bye, rank, colour_diff, last_colour, streak, pos)
+        return ctx
+
+    def _setup(
+        self,
+        n: int,
+        played: KeyArray,
+        had_bye: BoolArray,
+        rank: IntArray,
+        cd: IntArray,
+        last: IntArray,
+        streak: IntArray,
+        pos: IntArray,
+    ) -> None:
         self.n = n
-        self.played = state.played
-        self.had_bye = state.had_bye
-        self.rank = state.rank
-        cd, last, streak = state.colour_diff, state.last_colour, state.streak
+        self.played = played
+        self.had_bye = had_bye
+        self.rank = rank
         self.colour_diff = cd
         # Absolute colour rules (C.04.1 f, g): |colour_diff| stays <= 2 and no
         # colour three times in a row.
         self.allow_white = (cd <= 1) & ~((last == WHITE) & (streak >= 2))
         self.allow_black = (cd >= -1) & ~((last == BLACK) & (streak >= 2))
         # Colour preference (C.04.3 A.6): absolute 3, strong 2, mild 1, none 0.
-        pref = np.zeros(n, dtype=np.intp)
-        strength = np.zeros(n, dtype=np.intp)
+        pref = np.zeros(cd.shape[0], dtype=np.intp)
+        strength = np.zeros(cd.shape[0], dtype=np.intp)
         for mask, direction, level in (
             (last != 0, -last, 1),
             (cd != 0, -np.sign(cd), 2),
@@ -348,9 +394,7 @@ class _Context:
         self.pref = pref
         self.strength = strength
         # Place of each entrant (and of the bye, last) in this round's ranking.
-        self.pos = np.full(n + 1, -1, dtype=np.intp)
-        self.pos[order] = np.arange(order.shape[0])
-        self.pos[n] = order.shape[0]
+        self.pos = pos
 
     def met(self, a: IntArray, b: IntArray) -> BoolArray:
         """Whether each pair ``(a[k], b[k])`` of entrants has played."""
@@ -729,16 +773,22 @@ def _pair_bracket(bracket: IntArray, mate: IntArray, ctx: _Context) -> None:
     )
 
 
+def _draw_lot(rng: np.random.Generator) -> int:
+    """The initial colour of C.04.3 E.5, drawn by lot (one draw per round)."""
+    return WHITE if rng.integers(2) == 0 else BLACK
+
+
 def _allocate_colours(
-    high: IntArray, low: IntArray, ctx: _Context, rng: np.random.Generator
+    high: IntArray, low: IntArray, ctx: _Context, lot: int | IntArray
 ) -> tuple[IntArray, IntArray]:
     """White and Black of each pair (``high`` ranked above ``low``; board order).
 
     C.04.3 E.1, E.2, E.4: grant both preferences; else the stronger one; if
     both are absolute, the wider colour difference; else the higher-ranked
     player's. E.5, where neither player has a preference: the higher-ranked
-    player gets the initial colour (drawn by lot, here once per round) if
-    their pairing number (starting rank + 1) is odd, the other colour if even.
+    player gets the initial colour ``lot`` (drawn by lot, here once per round;
+    one per pair in a batch of events) if their pairing number (starting rank
+    + 1) is odd, the other colour if even.
     """
     pa, pb = ctx.pref[high], ctx.pref[low]
     sa, sb = ctx.strength[high], ctx.strength[low]
@@ -747,8 +797,7 @@ def _allocate_colours(
     colour = np.where(pa != 0, pa, -pb)
     conflict = (pa == pb) & (pa != 0)
     colour = np.where(conflict, np.where(high_wins, pa, -pb), colour)
-    lot = WHITE if rng.integers(2) == 0 else BLACK
-    by_lot = np.where(ctx.rank[high] % 2 == 0, lot, -lot)
+    by_lot = np.where(ctx.rank[high] % 2 == 0, lot, np.negative(lot))
     colour = np.where((pa == 0) & (pb == 0), by_lot, colour)
     white = np.where(colour == WHITE, high, low)
     black = np.where(colour == WHITE, low, high)
@@ -821,6 +870,25 @@ def pair_swiss_round(
     [(0, 3), (1, 4), (2, 5)]
     """
     _check_rng("pair_swiss_round", rng)
+    order, mate, ctx = _match_swiss(state, absent)
+    return _swiss_round(state, order, mate, ctx, _draw_lot(rng))
+
+
+def _match_swiss(
+    state: SwissState, absent: ArrayLike | None
+) -> tuple[IntArray, IntArray, _Context]:
+    """Steps 1-5 of :func:`pair_swiss_round`: the round's matching, no colours.
+
+    Returns
+    -------
+    order : ndarray of shape (n_present,)
+        Present entrants (positions) in ranking order.
+    mate : ndarray of shape (n_entrants + 1,)
+        Each entrant's partner (position; ``n_entrants`` is the bye; -1 for
+        the absent), and the bye's player.
+    ctx : _Context
+        The round's arrays.
+    """
     n = state.n_entrants
     present = np.ones(n, dtype=bool)
     if absent is not None:
@@ -878,6 +946,19 @@ def pair_swiss_round(
     # Step 5: exact augmenting paths over windows growing to the whole field
     # (moving the bye if need be); colours are relaxed only if nothing else
     # works.
+    _final_repair(state, order, seq, extra, mate, ctx)
+    return order, mate, ctx
+
+
+def _final_repair(
+    state: SwissState,
+    order: IntArray,
+    seq: IntArray,
+    extra: IntArray,
+    mate: IntArray,
+    ctx: _Context,
+) -> None:
+    """Step 5 of :func:`pair_swiss_round`, in place; ``ValueError`` if stuck."""
     for level in (_STRICT, _LOOSE):
         _repair(
             seq,
@@ -907,6 +988,12 @@ def pair_swiss_round(
             + f" (after {state.n_rounds} rounds)."
         )
 
+
+def _swiss_round(
+    state: SwissState, order: IntArray, mate: IntArray, ctx: _Context, lot: int
+) -> Round:
+    """The checked :class:`Round` of a matching, colours by C.04.3 E."""
+    bye_vertex = state.n_entrants
     partner = mate[order]
     # The contract, checked on every round: a pairing error never passes.
     bye_players = order[partner == bye_vertex]
@@ -922,7 +1009,7 @@ def pair_swiss_round(
     is_high = (partner != bye_vertex) & (ctx.pos[order] < ctx.pos[partner])
     high = order[is_high]
     low = partner[is_high]
-    white, black = _allocate_colours(high, low, ctx, rng)
+    white, black = _allocate_colours(high, low, ctx, lot)
     return Round(state.players[white], state.players[black], state.players[bye_players])
 
 

@@ -929,7 +929,26 @@ SWEEP_COLUMNS = (
 
 def _slug(name: str) -> str:
     """A folder name for a sweep point."""
-    return re.sub(r"[^A-Za-z0-9_.=-]+", "-", name).strip("-") or "point"
+    return re.sub(r"[^A-Za-z0-9_.=-]+", "-", name).strip("-.") or "point"
+
+
+def _slugs(names: Sequence[str]) -> list[str]:
+    """Distinct folder names for sweep points: ``-2``, ``-3``, ... on repeats.
+
+    Names that differ only in characters a folder name drops (``"a b"`` and
+    ``"a/b"``) or in case would otherwise share a folder.
+    """
+    out: list[str] = []
+    used: set[str] = set()
+    for name in names:
+        base = slug = _slug(name)
+        i = 2
+        while slug.lower() in used:
+            slug = f"{base}-{i}"
+            i += 1
+        used.add(slug.lower())
+        out.append(slug)
+    return out
 
 
 def sweep_table(
@@ -1048,13 +1067,13 @@ def write_sweep_report(
             json.dumps(dict(versions), indent=2, sort_keys=True) + "\n",
             encoding="utf-8",
         )
-        for name, arenas, point_text in zip(
-            points, summaries, point_configs, strict=True
+        for name, slug, arenas, point_text in zip(
+            points, _slugs(points), summaries, point_configs, strict=True
         ):
             if arenas is None:
                 continue
             write_report(
-                tmp / "points" / _slug(name),
+                tmp / "points" / slug,
                 arenas,
                 config_text=point_text,
                 seed=seed,

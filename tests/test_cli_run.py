@@ -95,6 +95,7 @@ def test_run_writes_the_results_folder(small_runs: tuple[Path, Path, Path]) -> N
         "seed.txt",
         "versions.json",
         *(f"{t}.csv" for t in TABLES),
+        "bands.csv",
         *pngs,
     }
     assert names == expected

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from simulator.systems._common import (
     FloatArray,
@@ -113,59 +113,114 @@ def new_volatility(
     delta2 = np.asarray(delta, dtype=np.float64) ** 2
     tau2 = tau * tau
     a = np.log(sigma * sigma)
+    # f's constant parts, with the paper's order of operations (so bit for bit
+    # the same as writing f out): delta^2 - phi^2 - v and phi^2 + v.
+    rest = delta2 - phi2 - v
+    base0 = phi2 + v
 
-    def f(x: FloatArray, idx: slice | IntArray = slice(None)) -> FloatArray:
+    def f(x: FloatArray, r: FloatArray, b0: FloatArray, a0: FloatArray) -> FloatArray:
+        # f(x) of step 5.1 for players with rest r, base0 b0 and a a0.
         ex = np.exp(x)
-        base = phi2[idx] + v[idx] + ex
-        out: FloatArray = (
-            ex * (delta2[idx] - phi2[idx] - v[idx] - ex) / (2.0 * base * base)
-            - (x - a[idx]) / tau2
-        )
+        base = b0 + ex
+        out: FloatArray = ex * (r - ex) / (2.0 * base * base) - (x - a0) / tau2
         return out
 
     # Step 5.2: initial bracket [A, B].
-    big = delta2 > phi2 + v
+    big = delta2 > base0
     A = a.copy()
     B = np.empty_like(a)
-    B[big] = np.log(delta2[big] - phi2[big] - v[big])
+    B[big] = np.log(rest[big])
     small = np.flatnonzero(~big)
     k = np.ones(small.size)
+    # Players still below zero at a - k tau; once f(a - k tau) >= 0 a player's
+    # k is final, so only the others are evaluated again.
+    search = np.arange(small.size)
+    s_rest, s_base0, s_a = rest[small], base0[small], a[small]
     for _ in range(max_iterations):
-        if small.size == 0:
+        if search.size == 0:
             break
-        below = f(a[small] - k * tau, small) < 0
+        below = f(s_a - k[search] * tau, s_rest, s_base0, s_a) < 0
         if not below.any():
             break
-        k[below] += 1.0
+        search = search[below]
+        k[search] += 1.0
+        s_rest, s_base0, s_a = s_rest[below], s_base0[below], s_a[below]
     else:
         raise RuntimeError("Glicko-2 step 5: no bracket found within the bound.")
     B[small] = a[small] - k * tau
 
-    # Steps 5.3-5.4: Illinois iteration, only over players not yet converged.
-    fA = f(A)
-    fB = f(B)
-    active = np.flatnonzero(np.abs(B - A) > epsilon)
+    # Steps 5.3-5.4: Illinois iteration, only over players not yet converged,
+    # on compacted arrays: a player's values are gathered once, and the
+    # arrays shrink as players converge. Only A is needed afterwards.
+    fA = f(A, rest, base0, a)
+    fB = f(B, rest, base0, a)
+    going = np.abs(B - A) > epsilon
+    if going.all():
+        pos = np.arange(a.size)
+        a_, b_, fa, fb = A, B, fA, fB
+        c_rest, c_base0, c_a = rest, base0, a
+    else:
+        pos = np.flatnonzero(going)
+        a_, b_, fa, fb = A[pos], B[pos], fA[pos], fB[pos]
+        c_rest, c_base0, c_a = rest[pos], base0[pos], a[pos]
     for _ in range(max_iterations):
-        if active.size == 0:
+        if pos.size == 0:
             break
-        a_, b_, fa, fb = A[active], B[active], fA[active], fB[active]
         c = a_ + (a_ - b_) * fa / (fb - fa)
-        fc = f(c, active)
+        fc = f(c, c_rest, c_base0, c_a)
         swap = fc * fb <= 0  # the 2022 revision's "<=".
         a_ = np.where(swap, b_, a_)
         fa = np.where(swap, fb, fa / 2.0)
-        A[active], fA[active] = a_, fa
-        B[active], fB[active] = c, fc
-        active = active[np.abs(c - a_) > epsilon]
+        b_, fb = c, fc
+        going = np.abs(c - a_) > epsilon
+        if not going.all():
+            done = ~going
+            A[pos[done]] = a_[done]
+            pos = pos[going]
+            a_, b_, fa, fb = a_[going], b_[going], fa[going], fb[going]
+            c_rest, c_base0, c_a = c_rest[going], c_base0[going], c_a[going]
     # Checked after the loop, not in a for-else: a player converging on the
     # last allowed iteration has converged.
-    if active.size:
+    if pos.size:
         raise RuntimeError(
             f"Glicko-2 step 5 did not converge in {max_iterations} iterations "
-            f"for {active.size} players."
+            f"for {pos.size} players."
         )
     sigma_new: FloatArray = np.exp(A / 2.0)
     return sigma_new
+
+
+def _step3_sums(
+    mu: FloatArray,
+    g_player: FloatArray,
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+    """Per-player ``sum g^2 E (1 - E)``, ``sum g (s - E)`` and who played.
+
+    Each game counts from both sides, White's sides first then Black's, in
+    game order: the order of the sums, and so their rounding, is fixed.
+    """
+    n_players = mu.shape[0]
+    n_games = white.shape[0]
+    mu_w, mu_b = mu[white], mu[black]
+    player = np.concatenate([white, black])
+    # Both sides in one buffer each: [:n_games] White's side, [n_games:] Black's.
+    g_opp = np.empty(2 * n_games)
+    np.take(g_player, black, out=g_opp[:n_games])
+    np.take(g_player, white, out=g_opp[n_games:])
+    e_own = np.empty(2 * n_games)
+    e_own[:n_games] = expected(mu_w, mu_b, g_opp[:n_games])
+    e_own[n_games:] = expected(mu_b, mu_w, g_opp[n_games:])
+    s_own = np.empty(2 * n_games)
+    s_own[:n_games] = score
+    np.subtract(1.0, score, out=s_own[n_games:])
+
+    info = player_sum(player, g_opp * g_opp * e_own * (1.0 - e_own), n_players)
+    gain = player_sum(player, g_opp * (s_own - e_own), n_players)
+    played = np.bincount(player, minlength=n_players) > 0
+    return info, gain, played
 
 
 def rate_period(
@@ -222,18 +277,9 @@ def rate_period(
     phi = np.asarray(rd, dtype=np.float64) / SCALE
     sigma = np.asarray(volatility, dtype=np.float64)
 
-    # Step 3: each game seen from both sides against pre-period values.
-    g_white, g_black = g(phi[white]), g(phi[black])
-    e_white = expected(mu[white], mu[black], g_black)
-    e_black = expected(mu[black], mu[white], g_white)
-    player = np.concatenate([white, black])
-    g_opp = np.concatenate([g_black, g_white])
-    e_own = np.concatenate([e_white, e_black])
-    s_own = np.concatenate([score, 1.0 - score])
-
-    info = player_sum(player, g_opp * g_opp * e_own * (1.0 - e_own), n_players)
-    gain = player_sum(player, g_opp * (s_own - e_own), n_players)
-    played = np.bincount(player, minlength=n_players) > 0
+    # Step 3: each game seen from both sides against pre-period values; g once
+    # per player, then gathered.
+    info, gain, played = _step3_sums(mu, g(phi), white, black, score)
 
     mu_new = mu.copy()
     sigma_new = sigma.copy()

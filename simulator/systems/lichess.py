@@ -56,6 +56,7 @@ from simulator.systems._common import (
     IntArray,
     check_choice,
     check_interval,
+    _disjoint,
     initial_values,
     split_rounds,
 )
@@ -238,21 +239,64 @@ def rate_round(
     black = np.asarray(black, dtype=np.intp)
     score = np.asarray(score, dtype=np.float64)
     player = np.concatenate([white, black])
-    if np.unique(player).size != player.size:
+    if (
+        player.size
+        and not _disjoint(white, black)
+        and np.unique(player).size != player.size
+    ):
         raise ValueError("rate_round: a player appears in more than one game.")
+    r_p, rd_p, sigma_p = _rate_sides(
+        rating[player],
+        rd[player],
+        sigma[player],
+        score,
+        tau=tau,
+        epsilon=epsilon,
+        advantage=advantage,
+        max_iterations=max_iterations,
+    )
+    new_rating, new_rd, new_sigma = rating.copy(), rd.copy(), sigma.copy()
+    new_rating[player] = r_p
+    new_rd[player] = rd_p
+    new_sigma[player] = sigma_p
+    return new_rating, new_rd, new_sigma
 
+
+def _rate_sides(
+    rating: FloatArray,
+    rd: FloatArray,
+    sigma: FloatArray,
+    score: FloatArray,
+    *,
+    tau: float,
+    epsilon: float,
+    advantage: float,
+    max_iterations: int,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """:func:`rate_round` on the games' sides, unchecked.
+
+    ``rating``, ``rd`` and ``sigma`` have shape (2 n_games,): White's side of
+    every game, then Black's, in game order; the results come in that order.
+    """
+    k = score.shape[0]
     # Step 2: convert to the Glicko-2 scale.
     mu = (rating - GLICKO2_CENTRE) / SCALE
     phi = rd / SCALE
     half = advantage / 2.0 / SCALE
 
     # Step 3: E against the opponent's deviation, colour advantage inside E only.
-    g_white, g_black = g(phi[white]), g(phi[black])
-    e_white = expected(mu[white] + half, mu[black] - half, g_black)
-    e_black = expected(mu[black] - half, mu[white] + half, g_white)
-    g_opp = np.concatenate([g_black, g_white])
-    e_own = np.concatenate([e_white, e_black])
-    s_own = np.concatenate([score, 1.0 - score])
+    g_side = g(phi)
+    mu_white = mu[:k] + half
+    mu_black = mu[k:] - half
+    g_opp = np.empty(2 * k)
+    g_opp[:k] = g_side[k:]
+    g_opp[k:] = g_side[:k]
+    e_own = np.empty(2 * k)
+    e_own[:k] = expected(mu_white, mu_black, g_opp[:k])
+    e_own[k:] = expected(mu_black, mu_white, g_opp[k:])
+    s_own = np.empty(2 * k)
+    s_own[:k] = score
+    np.subtract(1.0, score, out=s_own[k:])
 
     # Steps 3-4: one game each, so the sums have a single term.
     v = 1.0 / (g_opp * g_opp * e_own * (1.0 - e_own))
@@ -261,8 +305,8 @@ def rate_round(
 
     # Step 5: new volatility.
     sigma_p = new_volatility(
-        sigma[player],
-        phi[player],
+        sigma,
+        phi,
         v,
         delta,
         tau=tau,
@@ -270,17 +314,13 @@ def rate_round(
         max_iterations=max_iterations,
     )
     # Step 6: zero elapsed periods (skipDeviationIncrease), phi* = phi.
-    phi_star = phi[player]
+    phi_star = phi
     # Step 7: new deviation and rating (from the unshifted mu).
     phi_p = 1.0 / np.sqrt(1.0 / phi_star**2 + 1.0 / v)
-    mu_p = mu[player] + phi_p**2 * gain
+    mu_p = mu + phi_p**2 * gain
 
     # Step 8: back to the Glicko scale.
-    new_rating, new_rd, new_sigma = rating.copy(), rd.copy(), sigma.copy()
-    new_rating[player] = SCALE * mu_p + GLICKO2_CENTRE
-    new_rd[player] = SCALE * phi_p
-    new_sigma[player] = sigma_p
-    return new_rating, new_rd, new_sigma
+    return SCALE * mu_p + GLICKO2_CENTRE, SCALE * phi_p, sigma_p
 
 
 def provisional(
@@ -516,23 +556,23 @@ class Lichess:
         factor = REGULATOR_FACTORS[self.speed] if self.regulator else 1.0
 
         for idx in split_rounds(games.white, games.black):
-            k = idx.size
             player = np.concatenate([games.white[idx], games.black[idx]])
             when = np.concatenate([days[idx], days[idx]])
             stored = rating[player]
+            before = last_day[player]
 
             # 1. The stored values, clamped (lila toGlickoPlayer: Glicko.cap).
             r0, rd0, s0 = self._clamp(stored, rd[player], volatility[player])
 
             # 2. RD growth by the days since the last game, none before the
             # first (lila Glicko.liveDeviation), then clamped.
-            elapsed = np.where(np.isnan(last_day[player]), 0.0, when - last_day[player])
+            elapsed = np.where(np.isnan(before), 0.0, when - before)
             if np.any(elapsed < 0):
                 i = int(np.flatnonzero(elapsed < 0)[0])
                 raise ValueError(
                     f"Lichess.rate: player {int(player[i])} has a game on day "
                     f"{when[i]!r}, before their last game on day "
-                    f"{last_day[player][i]!r}."
+                    f"{before[i]!r}."
                 )
             rd0 = np.clip(
                 grow_rd(rd0, s0, elapsed, periods_per_day=self.rd_growth_per_day),
@@ -541,16 +581,16 @@ class Lichess:
             )
 
             # 3. Glicko-2 for a one-game period, phi* = phi, colour advantage in E.
-            r1, rd1, s1 = rate_round(
+            # (The sides are distinct players: split_rounds made the round.)
+            r1, rd1, s1 = _rate_sides(
                 r0,
                 rd0,
                 s0,
-                np.arange(k),
-                np.arange(k, 2 * k),
                 games.score[idx],
                 tau=self.tau,
                 epsilon=self.epsilon,
                 advantage=self.advantage,
+                max_iterations=MAX_ITERATIONS,
             )
 
             # 4. Rating regulator: gains over the clamped pre-game rating grow.

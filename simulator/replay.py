@@ -1,0 +1,720 @@
+"""Walk-forward replay of real games through rating systems, with prediction metrics.
+
+Games are read in date order (:mod:`simulator.records`) and every system sees
+each game twice: first it predicts White's score from the ratings it has
+*before* the game, then, in its own time, it rates the game. The predictions
+go into the same :class:`~simulator.metrics.Recorder` the simulator uses (log
+loss, Brier score, calibration), so no system is ever scored on a game it has
+already rated.
+
+How each kind of system meets the games:
+
+* **per-game systems** (``per_game``: Lichess's Glicko-2, plain Elo, Glicko-1 in
+  per-game mode) update after every game. A batch is split into rounds in
+  which each player plays at most once (:func:`~simulator.systems._common.
+  split_rounds`): each round is predicted, then rated, so a player's second
+  game in a batch is predicted with the rating their first game left.
+* **period systems** (FIDE and old-style FIDE on their list calendars, Glicko-2
+  and Glicko-1 on calendar periods) keep their ratings through a period: a
+  game is predicted from the list (or period ratings) in force on its day and
+  waits; when the first game dated on or after the period's close is read, the
+  period is rated (``rate(state, games, day=close)``) and the next one opens.
+  Periods without games are rated too (Glicko RD grows; lists advance).
+* **events** (FIDE's rules rate events: an event uses the list in force on its
+  start day, and a newcomer's first event with no points is dropped): a game
+  record carries no event, so each calendar day of play is one event, starting
+  that day.
+* **new players** enter when they first play. Period-list systems need rated
+  players before they can rate anyone (a pool of unrated players never gets a
+  first rating), so a new player enters their list at ``start_rating``
+  (default 1500, with G = 0: K 40 for the first 30 games), or unrated with
+  ``start_rating=None``. With ``seed="file"`` every system takes the file's
+  rating at the player's first game instead, where there is one (list systems
+  with G = ``games_played_default``).
+* at the **end of the file** every open period with games is rated, so the
+  final ratings include every game.
+
+Where the file carries ratings (PGN ``WhiteElo``/``BlackElo``, CSV
+``white_rating``/``black_rating``), they are scored as one more predictor,
+``"file"``, with the logistic Elo expectation ``1 / (1 + 10^(-D/400))`` of
+the difference, on the games where both are known, beside every system on the
+same games. (Lichess's own prediction also weighs the RDs, which a PGN does
+not carry.)
+
+Memory holds the players' states, one rating period's games for each period
+system, one batch, and the recorder's fixed-size sums; it does not grow with
+the file.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, NamedTuple
+
+import numpy as np
+import pandas as pd
+
+from simulator.metrics import ORACLE, MetricsConfig, Recorder
+from simulator.records import GameBatch, Players
+from simulator.systems import RatingSystem, make_system
+from simulator.systems._common import FloatArray, Games, IntArray, split_rounds
+from simulator.systems._lists import BoolArray, ListState
+from simulator.systems.classic import Classic
+from simulator.systems.elo import logistic_expectation
+from simulator.systems.fide import Fide
+
+__all__ = [
+    "FILE",
+    "GAMES_PLAYED_DEFAULT",
+    "START_RATING",
+    "ReplayResult",
+    "replay",
+    "to_json_dict",
+    "to_table",
+]
+
+#: Name of the file's own ratings as a predictor.
+FILE = "file"
+#: The list rating a new player enters with (list-based systems).
+START_RATING = 1500.0
+#: G of a player seeded from the file's rating (list-based systems).
+GAMES_PLAYED_DEFAULT = 30
+
+
+@dataclass(frozen=True, eq=False)
+class ReplayResult:
+    """What a replay measured.
+
+    Attributes
+    ----------
+    systems : tuple of str
+        The systems, in the order given.
+    prediction : pandas.DataFrame
+        One row per system, then ``"coin flip"``: ``system``, ``n_games``,
+        ``log_loss``, ``brier`` over every game.
+    calibration : pandas.DataFrame
+        Per system and bin of expected score: ``bin_low``, ``bin_high``,
+        ``mean_expected``, ``mean_observed``, ``n``.
+    file_prediction, file_calibration : pandas.DataFrame or None
+        The same over the games where the file gives both ratings, with the
+        ``"file"`` predictor; None if it gives none.
+    ratings : pandas.DataFrame
+        One row per player: ``player``, ``games``, ``last_date``, then each
+        system's final published rating (NaN = unrated).
+    n_games, n_players : int
+        Games replayed and players seen.
+    first_date, last_date : str or None
+        Dates of the first and last game.
+    assumptions : tuple of str
+        How the replay met the systems (events, entry of new players, ...).
+    """
+
+    systems: tuple[str, ...]
+    prediction: pd.DataFrame
+    calibration: pd.DataFrame
+    file_prediction: pd.DataFrame | None
+    file_calibration: pd.DataFrame | None
+    ratings: pd.DataFrame
+    n_games: int
+    n_players: int
+    first_date: str | None
+    last_date: str | None
+    assumptions: tuple[str, ...]
+
+
+@dataclass
+class _Track:
+    """One system during a replay (mutable, internal)."""
+
+    label: str
+    system: RatingSystem
+    state: Any = None
+    close: int | None = None
+    pending: list[Games] = field(default_factory=list)
+
+    @property
+    def per_game(self) -> bool:
+        return bool(self.system.per_game)
+
+    @property
+    def list_based(self) -> bool:
+        if self.state is None:
+            return isinstance(self.system, Fide | Classic)
+        return isinstance(self.state, ListState)
+
+
+def _is_simple(state: object, n: int) -> bool:
+    """Whether ``state`` is a NamedTuple of per-player arrays of length ``n``."""
+    return isinstance(state, tuple) and all(
+        isinstance(a, np.ndarray) and a.ndim == 1 and a.shape[0] == n for a in state
+    )
+
+
+def _take(state: Any, idx: IntArray) -> Any:
+    """The players ``idx`` of a per-player state, as a state of their own."""
+    return type(state)(*(a[idx] for a in state))
+
+
+def _put(state: Any, idx: IntArray, sub: Any) -> Any:
+    """``state`` with the players ``idx`` replaced by ``sub``."""
+    fields = []
+    for a, b in zip(state, sub, strict=True):
+        out = a.copy()
+        out[idx] = b
+        fields.append(out)
+    return type(state)(*fields)
+
+
+def _grow(track: _Track, n_old: int, seed: FloatArray, games: IntArray) -> None:
+    """Add ``seed.size`` new players to the track's state."""
+    k = seed.size
+    system, state = track.system, track.state
+    if isinstance(state, ListState):
+        floor = float(getattr(system, "floor", -np.inf))
+        with np.errstate(invalid="ignore"):
+            rating = np.where(seed >= floor, seed, np.nan)
+        fresh = system.new_state(
+            k, day=float(state.list_day[-1]), rating=rating, n_games=games
+        )
+        assert isinstance(fresh, ListState)
+        n_lists = state.list_day.size
+        older_r = np.full((n_lists - 1, k), np.nan)
+        older_k = np.zeros((n_lists - 1, k), dtype=np.intp)
+        track.state = state._replace(
+            list_rating=np.hstack(
+                [state.list_rating, np.vstack([older_r, fresh.list_rating[-1:]])]
+            ),
+            list_k=np.hstack([state.list_k, np.vstack([older_k, fresh.list_k[-1:]])]),
+            n_games=np.concatenate([state.n_games, fresh.n_games]),
+            ever_2400=np.concatenate([state.ever_2400, fresh.ever_2400]),
+            ever_2300=np.concatenate([state.ever_2300, fresh.ever_2300]),
+            birth_year=np.concatenate([state.birth_year, fresh.birth_year]),
+            first_event_done=np.concatenate(
+                [state.first_event_done, fresh.first_event_done]
+            ),
+        )
+        return
+    if not _is_simple(state, n_old):
+        raise TypeError(
+            f"replay cannot add players to a {type(state).__name__} state "
+            f"({track.label}): it knows list states and NamedTuples of per-player "
+            "arrays"
+        )
+    fresh = system.new_state(k, rating=seed)
+    track.state = type(state)(
+        *(np.concatenate([a, b]) for a, b in zip(state, fresh, strict=True))
+    )
+
+
+class _Sums(NamedTuple):
+    """Per-player tallies kept beside the systems."""
+
+    games: IntArray
+    last_day: FloatArray
+
+
+def _close(track: _Track) -> None:
+    """Rate the track's current period and open the next."""
+    assert track.close is not None
+    close = track.close
+    games = Games.concat(track.pending)
+    cut = close - int(getattr(track.system, "closing_days", 0))
+    rest: list[Games] = []
+    if games.n_games and games.day is not None and cut < close:
+        late = games.day >= cut
+        if late.any():
+            rest = [games.take(late)]
+            games = games.take(~late)
+    track.state = track.system.rate(track.state, games, day=close)
+    track.pending = rest
+    track.close = track.system.next_close(close)
+
+
+def _date_text(day: float) -> str:
+    return str(np.datetime64(math.floor(day), "D"))
+
+
+def _first_ratings(
+    white: IntArray,
+    black: IntArray,
+    white_rating: FloatArray,
+    black_rating: FloatArray,
+    n_old: int,
+    n_new: int,
+) -> FloatArray:
+    """The file's rating at the first game of players ``n_old .. n_new - 1``."""
+    both = np.column_stack([white, black]).ravel()
+    both_r = np.column_stack([white_rating, black_rating]).ravel()
+    out = np.full(n_new - n_old, np.nan)
+    ids, first = np.unique(both, return_index=True)
+    fresh = ids >= n_old
+    out[ids[fresh] - n_old] = both_r[first[fresh]]
+    return out
+
+
+def _enter(
+    track: _Track,
+    n_old: int,
+    file_rating: FloatArray,
+    from_file: BoolArray,
+    start_rating: float | None,
+    games_played_default: int,
+) -> None:
+    """New players join the track's state (see the module notes)."""
+    k = file_rating.size
+    if isinstance(track.state, ListState):
+        start = np.nan if start_rating is None else float(start_rating)
+        rating = np.where(from_file, file_rating, start)
+        g_before = np.where(from_file, games_played_default, 0).astype(np.intp)
+    else:
+        rating = np.where(from_file, file_rating, np.nan)
+        g_before = np.zeros(k, dtype=np.intp)
+    _grow(track, n_old, rating, g_before)
+
+
+def _rate_per_game(
+    tracks: Sequence[_Track], games: Games, n_players: int
+) -> dict[str, FloatArray]:
+    """Predict, then rate, round by round; each system's pre-game predictions.
+
+    The rounds are :func:`~simulator.systems._common.split_rounds` of the
+    games (each player at most once a round, order kept per player). A state
+    of per-player arrays is cut down to the games' players for the rounds
+    and put back after, so a round costs what its players cost.
+    """
+    assert games.day is not None
+    day, score = games.day, games.score
+    idx = np.unique(np.concatenate([games.white, games.black]))
+    lw, lb = np.searchsorted(idx, games.white), np.searchsorted(idx, games.black)
+    rounds = split_rounds(lw, lb)
+    out = {}
+    for t in tracks:
+        local = _is_simple(t.state, n_players)
+        sub = _take(t.state, idx) if local else t.state
+        w, b = (lw, lb) if local else (games.white, games.black)
+        e = np.empty(games.n_games)
+        for r in rounds:
+            e[r] = t.system.expected_score(sub, w[r], b[r])
+            sub = t.system.rate(sub, Games(w[r], b[r], score[r], day=day[r]))
+        t.state = _put(t.state, idx, sub) if local else sub
+        out[t.label] = e
+    return out
+
+
+def replay(
+    batches: Iterable[GameBatch],
+    systems: Sequence[str | RatingSystem],
+    *,
+    players: Players | None = None,
+    seed: str = "none",
+    start_rating: float | None = START_RATING,
+    games_played_default: int = GAMES_PLAYED_DEFAULT,
+    calibration_bins: int = 10,
+    progress: Callable[[int], None] | None = None,
+) -> ReplayResult:
+    """Replay games in date order through ``systems``, scoring their predictions.
+
+    Parameters
+    ----------
+    batches : iterable of GameBatch
+        The games, in date order (:func:`simulator.records.read_games`).
+    systems : sequence of str or RatingSystem
+        Registry names (built with their defaults) or built systems; their
+        names must differ.
+    players : Players, optional
+        The reader's name mapping, for the names in ``ratings``.
+    seed : {"none", "file"}
+        Where a new player's rating comes from: the systems' own start values
+        (``"none"``), or the file's rating at the player's first game.
+    start_rating : float or None
+        The list rating of a new player under list-based systems when not
+        seeded from the file (None: unrated, as FIDE has it; then nobody is
+        rated unless the file seeds them).
+    games_played_default : int
+        G of a player put on a list with the file's rating.
+    calibration_bins : int
+        Bins of the calibration tables.
+    progress : callable, optional
+        Called with the number of games of each batch as it is read.
+
+    Returns
+    -------
+    ReplayResult
+
+    Raises
+    ------
+    ValueError
+        Duplicate or unknown systems, a bad ``seed``, or games out of date
+        order.
+
+    Examples
+    --------
+    >>> from simulator.records import csv_batches
+    >>> rows = ["white,black,score,date"] + [
+    ...     f"A,B,{s},2024-01-{d:02d}" for d, s in zip(range(1, 9), "10101111")]
+    >>> result = replay(csv_batches(rows), ["elo", "lichess"])
+    >>> result.prediction["system"].tolist()
+    ['elo', 'lichess', 'coin flip']
+    >>> int(result.prediction["n_games"].iloc[0])
+    8
+    """
+    if seed not in ("none", "file"):
+        raise ValueError(f"seed must be 'none' or 'file'. Got {seed!r}.")
+    tracks = [
+        _Track(
+            s if isinstance(s, str) else s.name,
+            make_system(s) if isinstance(s, str) else s,
+        )
+        for s in systems
+    ]
+    labels = [t.label for t in tracks]
+    if not labels:
+        raise ValueError("replay needs at least one system.")
+    if len(set(labels)) != len(labels):
+        raise ValueError(f"Each system can be replayed once. Got {labels}.")
+    # Only the prediction sums are used: the convergence histogram is cut to
+    # its minimum (one games count, one error bin).
+    config = MetricsConfig(
+        calibration_bins=calibration_bins,
+        curve_max_games=0,
+        curve_bin_width=1000.0,
+        curve_max_error=1000.0,
+    )
+    recorder = Recorder(labels, 0, config)
+    file_recorder = Recorder([*labels, FILE], 0, config)
+    n_file = 0
+
+    n_state = 0
+    sums = _Sums(np.zeros(0, dtype=np.intp), np.zeros(0))
+    n_games = 0
+    first_day: float | None = None
+    last_day: float | None = None
+    started = False
+
+    for batch in batches:
+        g = batch.games
+        if progress is not None:
+            progress(g.n_games)
+        if g.n_games == 0:
+            continue
+        assert g.day is not None
+        days = g.day
+        if last_day is not None and days[0] < last_day:
+            raise ValueError(
+                f"Games must come in date order: a batch starts on "
+                f"{_date_text(days[0])}, after a game on {_date_text(last_day)}."
+            )
+        pos = 0
+        while pos < g.n_games:
+            d0 = float(days[pos])
+            if not started:
+                started = True
+                first_day = d0
+                for t in tracks:
+                    t.state = t.system.new_state(0, day=d0)
+                    t.close = t.system.next_close(d0)
+            # Periods that closed before this game are rated first.
+            for t in tracks:
+                while not t.per_game and t.close is not None and d0 >= t.close:
+                    _close(t)
+            limit = min(
+                (t.close for t in tracks if not t.per_game and t.close is not None),
+                default=math.inf,
+            )
+            end = pos + int(np.searchsorted(days[pos:], limit, side="left"))
+            seg = slice(pos, end)
+            white, black = g.white[seg], g.black[seg]
+            score, day = g.score[seg], days[seg]
+            wr, br = batch.white_rating[seg], batch.black_rating[seg]
+            m = end - pos
+
+            # New players enter, seeded from their first game in the segment.
+            top = int(max(white.max(), black.max())) + 1
+            if top > n_state:
+                first_r = _first_ratings(white, black, wr, br, n_state, top)
+                from_file = (
+                    ~np.isnan(first_r)
+                    if seed == "file"
+                    else np.zeros(top - n_state, bool)
+                )
+                for t in tracks:
+                    _enter(
+                        t,
+                        n_state,
+                        first_r,
+                        from_file,
+                        start_rating,
+                        games_played_default,
+                    )
+                sums = _Sums(
+                    np.concatenate([sums.games, np.zeros(top - n_state, np.intp)]),
+                    np.concatenate([sums.last_day, np.full(top - n_state, np.nan)]),
+                )
+                n_state = top
+
+            expected: dict[str, FloatArray] = {}
+            # Period systems: the ratings in force; the games wait for the close.
+            start_day = np.floor(day)
+            event = start_day.astype(np.intp)
+            for t in tracks:
+                if t.per_game:
+                    continue
+                expected[t.label] = np.asarray(
+                    t.system.expected_score(t.state, white, black), dtype=np.float64
+                )
+                t.pending.append(
+                    Games(
+                        white,
+                        black,
+                        score,
+                        day=day,
+                        event=event,
+                        event_start=start_day,
+                    )
+                )
+            # Per-game systems: round by round, on the segment's players only.
+            per_game = [t for t in tracks if t.per_game]
+            if per_game:
+                seg_games = Games(white, black, score, day=day)
+                expected.update(_rate_per_game(per_game, seg_games, n_state))
+
+            half = np.full(m, 0.5)
+            recorder.record_games(expected, half, score)
+            known = ~np.isnan(wr) & ~np.isnan(br)
+            if known.any():
+                n_file += int(known.sum())
+                sub_expected = {k: v[known] for k, v in expected.items()}
+                sub_expected[FILE] = logistic_expectation(wr[known] - br[known])
+                file_recorder.record_games(sub_expected, half[known], score[known])
+
+            np.add.at(sums.games, white, 1)
+            np.add.at(sums.games, black, 1)
+            np.fmax.at(sums.last_day, white, day)
+            np.fmax.at(sums.last_day, black, day)
+            n_games += m
+            last_day = float(day[-1])
+            pos = end
+
+    # The open periods with games are rated: the final ratings include them all.
+    for t in tracks:
+        if not t.per_game and t.close is not None and any(p.n_games for p in t.pending):
+            _close(t)
+
+    names = players.names if players is not None else []
+    ratings: dict[str, Any] = {
+        "player": [names[i] if i < len(names) else str(i) for i in range(n_state)],
+        "games": sums.games,
+        "last_date": [
+            "" if np.isnan(d) else _date_text(float(d)) for d in sums.last_day
+        ],
+    }
+    for t in tracks:
+        ratings[t.label] = (
+            t.system.rating(t.state)[:n_state] if t.state is not None else []
+        )
+    prediction, calibration = _tables(recorder, labels)
+    file_tables = _tables(file_recorder, [*labels, FILE]) if n_file else (None, None)
+    return ReplayResult(
+        systems=tuple(labels),
+        prediction=prediction,
+        calibration=calibration,
+        file_prediction=file_tables[0],
+        file_calibration=file_tables[1],
+        ratings=pd.DataFrame(ratings),
+        n_games=n_games,
+        n_players=n_state,
+        first_date=None if first_day is None else _date_text(first_day),
+        last_date=None if last_day is None else _date_text(last_day),
+        assumptions=tuple(
+            _assumptions(tracks, seed, start_rating, games_played_default)
+        ),
+    )
+
+
+def _tables(
+    recorder: Recorder, labels: Sequence[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Prediction (without the recorder's placeholder oracle) and calibration."""
+    result = recorder.result()
+    prediction = result.prediction[result.prediction["system"] != ORACLE]
+    prediction = prediction[["system", "n_games", "log_loss", "brier"]].reset_index(
+        drop=True
+    )
+    calibration = result.calibration[result.calibration["system"].isin(labels)]
+    return prediction, calibration.reset_index(drop=True)
+
+
+def _assumptions(
+    tracks: Sequence[_Track],
+    seed: str,
+    start_rating: float | None,
+    games_played_default: int,
+) -> list[str]:
+    per_game = [t.label for t in tracks if t.per_game]
+    period = [t.label for t in tracks if not t.per_game]
+    listed = [t.label for t in tracks if t.list_based]
+    out = [
+        "Walk-forward: every game is predicted from the ratings before it, then "
+        "rated; the metrics score those predictions only.",
+    ]
+    if per_game:
+        out.append(f"Per-game systems ({', '.join(per_game)}) update after every game.")
+    if period:
+        out.append(
+            f"Period systems ({', '.join(period)}) predict from the ratings in force "
+            "and rate each period at its close on their calendars; the open periods "
+            "are rated at the end of the file."
+        )
+    if listed:
+        out.append(
+            "FIDE events: each calendar day of play is one event, starting that day."
+        )
+        entry = (
+            "unrated (FIDE's initial-rating rules need rated opponents)"
+            if start_rating is None
+            else f"on the list at {start_rating:g} with no games before (K of a "
+            "new player: 40 under FIDE's rules, 25 under the old ones)"
+        )
+        if seed == "file":
+            out.append(
+                f"New players enter the lists ({', '.join(listed)}) with the file's "
+                f"rating at their first game and {games_played_default} games "
+                f"before, or where there is none {entry}."
+            )
+        else:
+            out.append(f"New players enter the lists ({', '.join(listed)}) {entry}.")
+    others = [t.label for t in tracks if not t.list_based]
+    if others:
+        source = (
+            "the file's rating at their first game where there is one, else their "
+            "defaults"
+            if seed == "file"
+            else "their defaults"
+        )
+        out.append(f"New players of {', '.join(others)} start at {source}.")
+    return out
+
+
+# --------------------------------------------------------------------------
+# Output
+# --------------------------------------------------------------------------
+
+
+def _fmt_table(frame: pd.DataFrame, columns: Sequence[str], places: int) -> list[str]:
+    rows = [[str(c) for c in columns]]
+    for _, r in frame.iterrows():
+        row = []
+        for c in columns:
+            v = r[c]
+            if isinstance(v, float | np.floating):
+                row.append("-" if np.isnan(v) else f"{v:.{places}f}")
+            else:
+                row.append(str(v))
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(columns))]
+    return [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in rows
+    ]
+
+
+def _calibration_table(calibration: pd.DataFrame, systems: Sequence[str]) -> list[str]:
+    """Observed score per bin of expected score, one column per system."""
+    bins = calibration[calibration["system"] == systems[0]]
+    header = ["expected", *systems]
+    rows = [header]
+    for _, b in bins.iterrows():
+        row = [f"{b['bin_low']:.1f}-{b['bin_high']:.1f}"]
+        for s in systems:
+            c = calibration[
+                (calibration["system"] == s) & (calibration["bin"] == b["bin"])
+            ]
+            n = int(c["n"].iloc[0])
+            row.append("-" if n == 0 else f"{c['mean_observed'].iloc[0]:.3f} ({n})")
+        rows.append(row)
+    widths = [max(len(r[i]) for r in rows) for i in range(len(header))]
+    return [
+        "  ".join(
+            c.ljust(w) if i == 0 else c.rjust(w)
+            for i, (c, w) in enumerate(zip(r, widths, strict=True))
+        )
+        for r in rows
+    ]
+
+
+def to_table(result: ReplayResult, *, top: int = 20) -> str:
+    """The result as text: prediction, calibration and the top rated players."""
+    span = f", {result.first_date} to {result.last_date}" if result.n_games else ""
+    lines = [
+        f"{result.n_games} games of {result.n_players} players{span}",
+        "Assumptions:",
+        *(f"  - {a}" for a in result.assumptions),
+        "",
+        "Prediction (each system's pre-game expected score; lower is better):",
+        *_fmt_table(result.prediction, ["system", "n_games", "log_loss", "brier"], 4),
+        "",
+        "Calibration: mean score (games) per bin of expected score:",
+        *_calibration_table(result.calibration, result.systems),
+    ]
+    if result.file_prediction is not None:
+        assert result.file_calibration is not None
+        lines += [
+            "",
+            "On the games where the file gives both ratings, beside the file's "
+            "ratings (Elo expectation of their difference):",
+            *_fmt_table(
+                result.file_prediction, ["system", "n_games", "log_loss", "brier"], 4
+            ),
+            "",
+            *_calibration_table(result.file_calibration, [*result.systems, FILE]),
+        ]
+    if top > 0 and result.n_players:
+        ranked = result.ratings.sort_values(
+            list(result.systems[:1]), ascending=False, na_position="last"
+        ).head(top)
+        lines += [
+            "",
+            f"Ratings at the end (top {min(top, result.n_players)} by "
+            f"{result.systems[0]}; '-' = unrated):",
+            *_fmt_table(ranked, ["player", "games", "last_date", *result.systems], 0),
+        ]
+    return "\n".join(lines)
+
+
+def _plain(value: Any) -> Any:
+    """A JSON value: numpy scalars unwrapped, NaN as None."""
+    if isinstance(value, np.generic):
+        value = value.item()
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    return value
+
+
+def to_json_dict(result: ReplayResult) -> dict[str, Any]:
+    """The metrics as plain data (the ratings go to a CSV file instead)."""
+
+    def records(frame: pd.DataFrame | None) -> list[dict[str, Any]] | None:
+        if frame is None:
+            return None
+        out = []
+        for row in frame.to_dict(orient="records"):
+            out.append({str(k): _plain(v) for k, v in row.items()})
+        return out
+
+    return {
+        "n_games": result.n_games,
+        "n_players": result.n_players,
+        "first_date": result.first_date,
+        "last_date": result.last_date,
+        "systems": list(result.systems),
+        "assumptions": list(result.assumptions),
+        "prediction": records(result.prediction),
+        "calibration": records(result.calibration),
+        "file_prediction": records(result.file_prediction),
+        "file_calibration": records(result.file_calibration),
+    }
