@@ -21,7 +21,9 @@ from simulator.metrics import ORACLE, combine
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 
 
-def _small(name: str, *, n_players: int, years: float, **population: object) -> RunConfig:
+def _small(
+    name: str, *, n_players: int, years: float, **population: object
+) -> RunConfig:
     """The experiment ``name`` with a smaller population and horizon."""
     config = load_config(EXPERIMENTS / f"{name}.toml")
     pop = dataclasses.replace(config.population, n_players=n_players, **population)
@@ -49,7 +51,7 @@ def test_every_experiment_config_loads() -> None:
 
 
 def test_convergence_fide_ceiling_slows_strong_newcomers(seed: int) -> None:
-    """Strong probes end closer to the truth under Glicko-2 than under FIDE's 2200 cap."""
+    """Strong probes end nearer the truth under Glicko-2 than under FIDE (2200 cap)."""
     config = _small(
         "convergence",
         n_players=400,
