@@ -26,11 +26,15 @@ def check_interval(
     """Raise ``ValueError`` unless ``low <(=) value <(=) high``.
 
     The message follows scikit-learn's parameter validation, e.g. ``The 'k' parameter
-    of Elo must be a float in (0, inf). Got -3 instead.``
+    of Elo must be a float in (0, inf). Got -3 instead.`` With ``kind="an int"``
+    the value must also be an integer type.
     """
     ok = isinstance(value, int | float | np.integer | np.floating) and not isinstance(
         value, bool
     )
+    if ok and kind == "an int":
+        # A whole number is asked for: 2.5 is refused, 3.0 too (say 3).
+        ok = isinstance(value, int | np.integer)
     if ok:
         v = float(value)  # type: ignore[arg-type]
         ok = not np.isnan(v)

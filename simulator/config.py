@@ -413,6 +413,13 @@ class RunConfig:
             )
         if not self.arena:
             raise ValueError("A run needs at least one arena. Got none.")
+        pop = self.population
+        if pop.probe_levels and pop.probe_arrival_years >= self.years:
+            raise ValueError(
+                f"Probes arrive {pop.probe_arrival_years:g} years after the start, "
+                f"but the run lasts {self.years:g} years: set "
+                "population.probe_arrival_years below years."
+            )
         names = [a.name for a in self.arena]
         if len(set(names)) != len(names):
             raise ValueError(f"Arena names must be unique. Got {names}.")
