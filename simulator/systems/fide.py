@@ -41,6 +41,7 @@ __all__ = [
     "Fide",
     "fide_2024",
     "initial_rating",
+    "initial_rating_2014",
     "k_factor",
 ]
 
@@ -116,6 +117,38 @@ def initial_rating(
     return np.where(n >= min_games, ru, np.nan)
 
 
+def initial_rating_2014(
+    opp_rating_sum: ArrayLike,
+    n: ArrayLike,
+    points: ArrayLike,
+    *,
+    min_games: int = 5,
+    max_rating: float = INITIAL_MAX,
+) -> FloatArray:
+    """The initial rating under the rules before 1 March 2024 (an ablation).
+
+    FIDE Handbook B.02 as in force 2014-2024, 7.1.4: ``Ra`` the plain average of
+    the rated opponents; 50 % or more: ``Ru = Ra + 20`` per half point above
+    50 %; below 50 %: ``Ru = Ra + dp(p)`` with ``p`` rounded to hundredths.
+    No hypothetical opponents. Rounded half up (open) and, so that the ablation
+    isolates the formula, at most ``max_rating`` like the 2024 rule (open).
+
+    >>> initial_rating_2014(5 * 1900, 5, 3.5).item()  # two half points above 50 %
+    1940.0
+    >>> initial_rating_2014(5 * 1900, 5, 2).item()
+    1828.0
+    """
+    n = np.asarray(n, dtype=np.float64)
+    w = np.asarray(points, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ra = np.asarray(opp_rating_sum, dtype=np.float64) / n
+        p = np.rint(round_half_up(np.where(n > 0, w / n, 0.5), 2) * 100)
+    above = ra + 40.0 * (w - n / 2)
+    below = ra + dp_from_p(p.astype(np.int64))
+    ru = np.minimum(round_half_up(np.where(w >= n / 2, above, below)), max_rating)
+    return np.where(n >= min_games, ru, np.nan)
+
+
 @dataclass(frozen=True)
 class Fide:
     """FIDE Elo, rules of 1 March 2024 with the 1 October 2025 amendment.
@@ -155,6 +188,10 @@ class Fide:
         Periods over which an unrated player's results pool (open).
     min_initial_games : int, default 5
         Games against rated opponents needed for an initial rating (8.2.1).
+    initial : {"2024", "2014"}, default "2024"
+        The initial-rating formula: today's (two hypothetical 1800 draws,
+        :func:`initial_rating`) or the one in force 2014-2024
+        (:func:`initial_rating_2014`), an ablation.
     unrated_prediction : float, default 1550
         The rating :meth:`expected_score` assumes for an unrated player, near
         the median first rating of newcomers since 2024 (WORLD.md). It affects
@@ -174,6 +211,7 @@ class Fide:
     closing_days: int = 0
     pool_periods: int = 26
     min_initial_games: int = 5
+    initial: str = "2024"
     unrated_prediction: float = 1550.0
     _rules: ListRules = field(init=False, repr=False, compare=False)
 
@@ -202,6 +240,7 @@ class Fide:
             owner, "min_initial_games", self.min_initial_games, 1, 100, kind="an int"
         )
         check_interval(owner, "unrated_prediction", self.unrated_prediction, 0, 4000)
+        check_choice(owner, "initial", self.initial, ("2024", "2014"))
         object.__setattr__(self, "_rules", self._make_rules())
         # The registry name: without the 2650 exemption this is the fide-2024
         # preset (not a field, so equality and repr are unchanged).
@@ -225,8 +264,10 @@ class Fide:
 
         min_games = self.min_initial_games
 
+        formula = initial_rating if self.initial == "2024" else initial_rating_2014
+
         def initial(opp_sum: FloatArray, n: FloatArray, points: FloatArray) -> Any:
-            return initial_rating(opp_sum, n, points, min_games=min_games)
+            return formula(opp_sum, n, points, min_games=min_games)
 
         return ListRules(
             owner=type(self).__name__,

@@ -666,3 +666,37 @@ def test_no_rated_player_below_the_floor(seed):
         still = np.isnan(lists_before).all(axis=0) & ~rated
         assert np.array_equal(state.n_games[still], g_before[still])
     assert dropped > 0  # the floor was exercised
+
+
+def test_initial_rating_2014_formula_by_hand():
+    """Pre-2024 first rating (B.02 2014-2024, 7.1.4): +20 per half point above 50 %."""
+    from simulator.systems.fide import initial_rating_2014
+
+    # 6 games against 1700, 1800, 1900, 2000, 2100, 2200: Ra = 11700 / 6 = 1950.
+    # 4.5 points: 1.5 above 3, three half points -> +60 -> 2010.
+    assert initial_rating_2014(11700, 6, 4.5).item() == 2010.0
+    # 2 points: p = .33 -> dp(.33) = -dp(.67) = -125 -> 1825.
+    assert initial_rating_2014(11700, 6, 2).item() == 1825.0
+    # Four games are not enough.
+    assert np.isnan(initial_rating_2014(7800, 4, 2).item())
+
+
+def test_initial_2014_option_through_rate():
+    """Fide(initial="2014") publishes the old formula's rating, not the 2024 one."""
+    rated = [1902, 1877, 1884, 2012, 1832]
+    results = [0.5, 0.5, 1.0, 0.0, 1.0]
+    for initial, expected in (("2024", 1922.0), ("2014", 1921.0)):
+        system = Fide(initial=initial)
+        state = system.new_state(
+            6, day=day_of("2025-01-01"), rating=[np.nan, *rated], n_games=[0] + [50] * 5
+        )
+        games = Games([0] * 5, [1, 2, 3, 4, 5], results)
+        # 2014: Ra = 9507 / 5 = 1901.4; 3 of 5 is 0.5 above 2.5 -> +20 -> 1921.4
+        # ... rounded half up 1921; with the 2024 rule 1922 (RULES.md).
+        assert system.rating(system.rate(state, games))[0] == expected
+
+
+def test_initial_option_is_validated():
+    """An unknown initial-rating rule names the parameter and the value."""
+    with pytest.raises(ValueError, match="'initial'.*'1999'"):
+        Fide(initial="1999")
