@@ -698,5 +698,5 @@ def test_initial_2014_option_through_rate():
 
 def test_initial_option_is_validated():
     """An unknown initial-rating rule names the parameter and the value."""
-    with pytest.raises(ValueError, match="'initial'.*'1999'"):
+    with pytest.raises(ValueError, match=r"'initial'.*'1999'"):
         Fide(initial="1999")
