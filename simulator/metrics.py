@@ -34,8 +34,9 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 import pandas as pd
@@ -531,23 +532,27 @@ class Recorder:
             _float_vector(expected[name], f"expected[{name!r}]", n)
             for name in self.systems
         ]
+        if n == 0:
+            return
+        # min and max: two reductions, no temporaries; NaN fails both.
         for name, e in [*zip(self.systems, columns, strict=True), (ORACLE, o)]:
-            if not np.all((e >= 0.0) & (e <= 1.0)):
+            if not (e.min() >= 0.0 and e.max() <= 1.0):
                 raise ValueError(
                     f"Expected scores of {name!r} must lie in [0, 1]. "
                     f"Got values such as {e[~((e >= 0.0) & (e <= 1.0))][0]!r}."
                 )
-        if not np.all((s >= 0.0) & (s <= 1.0)):
+        if not (s.min() >= 0.0 and s.max() <= 1.0):
             raise ValueError("score must lie in [0, 1] (1, 0.5 or 0 for White).")
-        if n == 0:
-            return
         self._n_games += n
         bins = self.config.calibration_bins
+        s_other = 1.0 - s
         for i, e in enumerate([*columns, o, np.full(n, 0.5)]):
-            self._log_loss[i] += _log_loss_sum(e, s)
-            self._brier[i] += float(np.sum((s - e) ** 2))
+            self._log_loss[i] += _log_loss_sum(e, s, s_other)
+            d = s - e
+            self._brier[i] += float(np.sum(np.multiply(d, d, out=d)))
             if i < len(columns):
-                k = np.minimum((e * bins).astype(np.intp), bins - 1)
+                k = (e * bins).astype(np.intp)
+                np.minimum(k, bins - 1, out=k)
                 self._cal_n[i] += np.bincount(k, minlength=bins)
                 self._cal_expected[i] += np.bincount(k, weights=e, minlength=bins)
                 self._cal_observed[i] += np.bincount(k, weights=s, minlength=bins)
@@ -636,10 +641,15 @@ class Recorder:
         cfg = self.config
         n_sys = len(self.systems)
         errors = np.empty((n_sys, n))
+        # Shared by the systems: the order of the true strengths (Spearman's
+        # ranks of any subset are read from it) and each player's band.
+        true_order = _TrueRanks(true)
+        band = np.searchsorted(np.asarray(cfg.band_edges), true, side="right")
         for i, name in enumerate(self.systems):
             r = _float_vector(ratings[name], f"ratings[{name!r}]", n)
             rated = ~np.isnan(r)
-            row = _accuracy(r[act & rated], true[act & rated])
+            sel = np.flatnonzero(act & rated)
+            row = _accuracy(r[sel], true[sel], partial(true_order.ranks, sel))
             coh_rated = coh & rated
             row["cohort_drift"] = (
                 float(np.mean(r[coh_rated] - true[coh_rated]))
@@ -650,23 +660,22 @@ class Recorder:
             for key, values in self._series.items():
                 values.append(row[key])
             errors[i] = np.abs(r - true - row["offset"])  # NaN where unrated
-            self._record_bands(day, name, r, true, act & rated, row["offset"])
+            self._record_bands(day, name, r[sel] - true[sel], band[sel], row["offset"])
 
-        # Convergence: runs of checkpoints inside each threshold.
+        # Convergence: runs of checkpoints inside each threshold, updated in
+        # place for the tracked newcomers only (the others keep their state).
         tracked = new & (gp > 0)
         self._seen |= tracked
-        self._last_games = np.where(tracked, gp, self._last_games)
-        self._last_error = np.where(
-            tracked[None, :],
-            np.where(np.isnan(errors), np.inf, errors),
-            self._last_error,
-        )
+        t = np.flatnonzero(tracked)
+        self._last_games[t] = gp[t]
+        err_t = errors[:, t]
+        self._last_error[:, t] = np.where(np.isnan(err_t), np.inf, err_t)
         thresholds = np.asarray(cfg.thresholds)[None, :, None]
         with np.errstate(invalid="ignore"):
-            inside = errors[:, None, :] < thresholds  # NaN -> False
-        started = np.where(np.isnan(self._entry), gp.astype(np.float64), self._entry)
-        updated = np.where(inside, started, np.nan)
-        self._entry = np.where(tracked, updated, self._entry)
+            inside = err_t[:, None, :] < thresholds  # NaN -> False
+        entry = self._entry[:, :, t]
+        started = np.where(np.isnan(entry), gp[t].astype(np.float64), entry)
+        self._entry[:, :, t] = np.where(inside, started, np.nan)
 
         # Curve: commit pending values whose games count has moved on.
         current = new & (gp <= cfg.curve_max_games)
@@ -755,16 +764,18 @@ class Recorder:
         self,
         day: float,
         name: str,
-        rating: FloatArray,
-        true: FloatArray,
-        mask: NDArray[np.bool_],
+        diff: FloatArray,
+        band: IntArray,
         offset: float,
     ) -> None:
-        """Append one checkpoint's error by band of true strength."""
+        """Append one checkpoint's error by band of true strength.
+
+        ``diff`` is ``rating - true`` of the players counted, ``band`` their
+        bands (``np.searchsorted(band_edges, true, side="right")``).
+        """
         edges = np.asarray(self.config.band_edges)
         lows = np.concatenate([[-np.inf], edges])
-        band = np.searchsorted(edges, true[mask], side="right")
-        e = rating[mask] - true[mask] - offset
+        e = diff - offset
         n = np.bincount(band, minlength=lows.size)
         s1 = np.bincount(band, weights=e, minlength=lows.size)
         s2 = np.bincount(band, weights=e * e, minlength=lows.size)
@@ -928,9 +939,21 @@ class Recorder:
         )
 
 
-def _log_loss_sum(expected: FloatArray, score: FloatArray) -> float:
+def _log_loss_sum(
+    expected: FloatArray, score: FloatArray, other: FloatArray | None = None
+) -> float:
+    """``-sum(s ln E + (1 - s) ln(1 - E))``, E clipped; ``other`` is ``1 - s``."""
     e = np.clip(expected, CLIP, 1.0 - CLIP)
-    return float(-np.sum(score * np.log(e) + (1.0 - score) * np.log1p(-e)))
+    if other is None:
+        other = 1.0 - score
+    # The same operations as the formula, in place.
+    own = np.log(e)
+    own *= score
+    np.negative(e, out=e)
+    np.log1p(e, out=e)
+    e *= other
+    own += e
+    return float(-np.sum(own))
 
 
 def _nanmean(values: FloatArray) -> float:
@@ -938,8 +961,87 @@ def _nanmean(values: FloatArray) -> float:
     return float(np.mean(values[ok])) if ok.any() else math.nan
 
 
-def _accuracy(rating: FloatArray, true: FloatArray) -> dict[str, float]:
-    """Offset, RMSE, MAE, Spearman and spread of ``rating`` against ``true``."""
+def _average_ranks(x: FloatArray) -> FloatArray:
+    """Ranks 1..n of ``x``, ties at their average rank.
+
+    ``scipy.stats.rankdata(x, method="average")`` without NaN: the same
+    numbers (whole and half ranks are exact), from one sort of any kind.
+    """
+    order = np.argsort(x)
+    return _ranks_of_sorted(x[order], order)
+
+
+def _ranks_of_sorted(sorted_x: FloatArray, order: IntArray) -> FloatArray:
+    """Average ranks of ``x`` from ``sorted_x = x[order]`` and ``order``."""
+    n = sorted_x.shape[0]
+    ranks = np.empty(n)
+    new = np.empty(n, dtype=bool)
+    new[:1] = True
+    np.not_equal(sorted_x[1:], sorted_x[:-1], out=new[1:])
+    if new.all():
+        ranks[order] = np.arange(1, n + 1, dtype=np.float64)
+        return ranks
+    first = np.flatnonzero(new)
+    count = np.diff(np.append(first, n))
+    # scipy's formula: the first ordinal rank plus (count - 1) / 2.
+    tied = (first + 1).astype(np.float64) + (count.astype(np.float64) - 1) / 2
+    ranks[order] = np.repeat(tied, count)
+    return ranks
+
+
+class _TrueRanks:
+    """Average ranks of the true strengths of any subset of players.
+
+    One sort of all players per checkpoint; a subset's sorted order is read
+    from it in O(n), and subsets that recur (systems rating the same players)
+    are ranked once.
+    """
+
+    def __init__(self, true: FloatArray) -> None:
+        self.true = true
+        self._order: IntArray | None = None
+        self._cache: list[tuple[IntArray, FloatArray]] = []
+
+    def ranks(self, sel: IntArray) -> FloatArray:
+        """Ranks of ``true[sel]`` within that subset (``sel`` increasing)."""
+        for known, ranks in self._cache:
+            if np.array_equal(known, sel):
+                return ranks
+        if self._order is None:
+            self._order = np.argsort(self.true)
+        n = self.true.shape[0]
+        # Position of each selected player within the subset, -1 elsewhere.
+        position = np.full(n, -1, dtype=np.intp)
+        position[sel] = np.arange(sel.size)
+        sub = position[self._order]
+        sub = sub[sub >= 0]  # the subset's positions in order of true strength
+        ranks = _ranks_of_sorted(self.true[sel][sub], sub)
+        self._cache.append((sel, ranks))
+        return ranks
+
+
+def _spearman(rating: FloatArray, true_ranks: FloatArray) -> float:
+    """Spearman's rho: the Pearson correlation of the ranks.
+
+    Computed as ``scipy.stats.spearmanr`` computes it (``np.corrcoef`` of the
+    average ranks, the same array layout), so it gives the same number.
+    """
+    ranks = np.empty((2, rating.shape[0]))
+    ranks[0] = _average_ranks(rating)
+    ranks[1] = true_ranks
+    return float(np.asarray(np.corrcoef(ranks))[1, 0])
+
+
+def _accuracy(
+    rating: FloatArray,
+    true: FloatArray,
+    true_ranks: Callable[[], FloatArray] | None = None,
+) -> dict[str, float]:
+    """Offset, RMSE, MAE, Spearman and spread of ``rating`` against ``true``.
+
+    ``true_ranks`` returns the average ranks of ``true`` when Spearman needs
+    them (by default they are computed here).
+    """
     n = rating.shape[0]
     out = dict.fromkeys(("offset", "rmse", "mae", "spearman", "spread"), math.nan)
     out["n_rated"] = float(n)
@@ -955,7 +1057,8 @@ def _accuracy(rating: FloatArray, true: FloatArray) -> dict[str, float]:
     if sd_true > 0.0:
         out["spread"] = float(np.std(rating)) / sd_true
     if n >= 2 and sd_true > 0.0 and float(np.ptp(rating)) > 0.0:
-        out["spearman"] = float(stats.spearmanr(rating, true).statistic)
+        ranks = _average_ranks(true) if true_ranks is None else true_ranks()
+        out["spearman"] = _spearman(rating, ranks)
     return out
 
 

@@ -314,6 +314,16 @@ class OutcomeModel:
                 "OutcomeModel.sample needs a numpy.random.Generator as 'rng'. "
                 f"Got {type(rng).__name__} instead."
             )
-        p_win, p_draw, _ = self.probabilities(true_white, true_black)
+        # probabilities() without p_loss, which the draw does not need.
+        e = self.expected_score(true_white, true_black)
+        p_draw = np.minimum(
+            self.draw_curve(true_white, true_black), 2.0 * np.minimum(e, 1.0 - e)
+        )
+        p_win = np.maximum(e - 0.5 * p_draw, 0.0)
         u = rng.random(p_win.shape)
-        return np.where(u < p_win, 1.0, np.where(u < p_win + p_draw, 0.5, 0.0))
+        # 1 if u < p_win, 0.5 if p_win <= u < p_win + p_draw, else 0 (the
+        # second test holds whenever the first does, p_draw >= 0).
+        score = np.asarray(u < p_win, dtype=np.float64)
+        score += u < p_win + p_draw
+        score *= 0.5
+        return score

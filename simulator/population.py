@@ -730,19 +730,28 @@ def advance(population: Population, day: float, rng: np.random.Generator) -> Pop
     # The part of [t0, t1] each player spends in the pool.
     lo = np.maximum(t0, population.arrival_day)
     hi = np.maximum(np.minimum(t1, population.departure_day), lo)
+    # One normal per player, in the pool or not, so the stream stays the same.
+    z = rng.standard_normal(population.n_players)
+    # Only players in the pool for part of the step move: for the others
+    # hi == lo, so both terms are exactly zero (the age curve's integral over
+    # an empty interval, sqrt(0) times the normal) and adding them changes
+    # nothing; they are skipped. Probes keep their known strength.
+    moving = np.flatnonzero((hi > lo) & (population.kind != PlayerKind.PROBE))
+    lo, hi = lo[moving], hi[moving]
+    birth = population.birth_day[moving]
     years = (hi - lo) / DAYS_PER_YEAR
-    age_lo = (lo - population.birth_day) / DAYS_PER_YEAR
-    age_hi = (hi - population.birth_day) / DAYS_PER_YEAR
-    trend = population.growth * (
+    age_lo = (lo - birth) / DAYS_PER_YEAR
+    age_hi = (hi - birth) / DAYS_PER_YEAR
+    trend = population.growth[moving] * (
         _growth_integral(age_hi, config.growth_ages, config.growth_rates)
         - _growth_integral(age_lo, config.growth_ages, config.growth_rates)
     )
-    walk = config.drift_sd * np.sqrt(years) * rng.standard_normal(population.n_players)
-    # Probes keep their known strength.
-    walk = np.where(population.kind == PlayerKind.PROBE, 0.0, walk)
-    return dataclasses.replace(
-        population, day=t1, true_strength=population.true_strength + trend + walk
-    )
+    walk = config.drift_sd * np.sqrt(years) * z[moving]
+    strength = population.true_strength.copy()
+    strength[moving] = strength[moving] + trend + walk
+    # Read-only already, so the new population keeps this array without a copy.
+    strength.flags.writeable = False
+    return dataclasses.replace(population, day=t1, true_strength=strength)
 
 
 def active(population: Population, day: float) -> NDArray[np.bool_]:

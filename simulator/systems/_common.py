@@ -77,7 +77,8 @@ def round_half_up(x: ArrayLike, decimals: int = 0) -> FloatArray:
 
 def player_sum(index: IntArray, weights: ArrayLike, n_players: int) -> FloatArray:
     """Sum ``weights`` per player: one ``np.bincount`` pass, a scatter-add."""
-    return np.bincount(index, weights=weights, minlength=n_players).astype(np.float64)
+    sums = np.bincount(index, weights=weights, minlength=n_players)
+    return sums.astype(np.float64, copy=False)
 
 
 def day_of(date: str | np.datetime64) -> int:
@@ -289,15 +290,15 @@ class Games:
 def _disjoint(white: IntArray, black: IntArray) -> bool:
     """Whether non-empty ``white`` and ``black`` name every player at most once.
 
-    Two ``np.bincount`` passes, no sort. False for negative indices, which
-    are left to the general path.
+    O(n), no sort: mark every player named, then count the marks. False for
+    negative indices, which are left to the general path.
     """
     if min(int(white.min()), int(black.min())) < 0:
         return False
-    size = max(int(white.max()), int(black.max())) + 1
-    counts = np.bincount(white, minlength=size)
-    counts += np.bincount(black, minlength=size)
-    return bool(counts.max() <= 1)
+    seen = np.zeros(max(int(white.max()), int(black.max())) + 1, dtype=bool)
+    seen[white] = True
+    seen[black] = True
+    return bool(np.count_nonzero(seen) == white.size + black.size)
 
 
 def split_rounds(white: IntArray, black: IntArray) -> list[IntArray]:

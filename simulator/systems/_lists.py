@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from simulator.systems._common import (
     FloatArray,
@@ -98,6 +98,9 @@ class Pool(NamedTuple):
     def take(self, keep: ArrayLike) -> Pool:
         """The rows at ``keep``."""
         k = np.asarray(keep)
+        if k.dtype == np.bool_:
+            # Positions gather the five arrays faster than a mask selects them.
+            k = np.flatnonzero(k)
         return Pool(*(a[k] for a in self))
 
     def concat(self, other: Pool) -> Pool:
@@ -270,6 +273,41 @@ def rules_expected(rules: ListRules, own: ArrayLike, opp: ArrayLike) -> FloatArr
     )
 
 
+def _sides_expected(
+    rules: ListRules, r_white: FloatArray, r_black: FloatArray
+) -> FloatArray:
+    """:func:`rules_expected` of both sides of games, White's sides then Black's.
+
+    The same values as ``rules_expected(rules, [r_white, r_black], [r_black,
+    r_white])``. With the table, Black's PD is read from White's difference:
+    ``b - a == -(a - b)`` exactly in floating point, the cap's clip is
+    symmetric, and so is the table (``PD(-D) = 100 - PD(D)``, rint included),
+    so only the exemption is looked up per side.
+    """
+    n = r_white.shape[0]
+    if rules.expectation != "table":
+        return rules_expected(
+            rules,
+            np.concatenate([r_white, r_black]),
+            np.concatenate([r_black, r_white]),
+        )
+    d = r_white - r_black
+    pd = pd_hundredths(d if rules.cap is None else np.clip(d, -rules.cap, rules.cap))
+    out = np.empty(2 * n)
+    out[:n] = pd
+    np.subtract(100, pd, out=out[n:], casting="unsafe")
+    if rules.cap is not None and rules.exempt_from is not None:
+        # An exempt side uses the real D (the same PD when D is within the
+        # cap); games with an exempt player are few.
+        top = np.flatnonzero(np.maximum(r_white, r_black) >= rules.exempt_from)
+        if top.size:
+            for own, first in ((r_white, 0), (r_black, n)):
+                at = top[own[top] >= rules.exempt_from]
+                real = pd_hundredths(d[at])
+                out[first + at] = real if first == 0 else 100 - real
+    return out
+
+
 def apply_700_rule(k: ArrayLike, n_games: ArrayLike) -> IntArray:
     """The 700 rule: if ``K * n > 700``, K becomes ``700 // n`` for the period.
 
@@ -309,19 +347,27 @@ def rate_list_period(
     n_games = games.n_games
 
     # Which list each game uses: the one in force on its event's start day.
+    # Most games use the list in force: they are read from its row (1-D
+    # gathers); ``older`` lists the games on an older list, patched in.
+    last = state.list_day.size - 1
+    which = np.empty(0, dtype=np.intp)
+    older = np.empty(0, dtype=np.intp)
     if games.event_start is None:
-        which = np.full(n_games, state.list_day.size - 1, dtype=np.intp)
         event = np.full(n_games, -1 - state.period, dtype=np.intp)
         event_start = np.full(n_games, float(current_day))
     else:
-        which = np.searchsorted(state.list_day, games.event_start, side="right") - 1
-        if n_games and which.min() < 0:
-            raise ValueError(
-                f"{rules.owner} keeps the last {rules.n_lists_kept} lists; an event "
-                f"starting on day {games.event_start[which.argmin()]:g} is older."
-            )
         event = np.asarray(games.event)
         event_start = np.asarray(games.event_start)
+        # (A NaN start fails the test and takes the search.)
+        if n_games and not event_start.min() >= state.list_day[last]:
+            which = np.searchsorted(state.list_day, event_start, side="right") - 1
+            if which.min() < 0:
+                raise ValueError(
+                    f"{rules.owner} keeps the last {rules.n_lists_kept} lists; an "
+                    f"event starting on day {event_start[which.argmin()]:g} is "
+                    "older."
+                )
+            older = np.flatnonzero(which != last)
         too_late = event_start >= new_day
         if too_late.any():
             raise ValueError(
@@ -329,73 +375,112 @@ def rate_list_period(
                 f"rated on a list dated {new_day}."
             )
 
-    # Each game seen from both sides.
-    player = np.concatenate([games.white, games.black])
-    opp = np.concatenate([games.black, games.white])
-    score = np.concatenate([games.score, 1.0 - games.score])
-    which2 = np.concatenate([which, which])
-    own_r = state.list_rating[which2, player]
-    opp_r = state.list_rating[which2, opp]
-    own_k = state.list_k[which2, player]
-    side_event = np.concatenate([event, event])
-    side_start = np.concatenate([event_start, event_start])
+    # Each game seen from both sides. The sides are kept per game (White's,
+    # Black's) and only the filtered ones are joined, White's sides first,
+    # then Black's: the order of every per-player sum below.
+    white, black, score = games.white, games.black, games.score
+    r_w = state.rating[white]
+    r_b = state.rating[black]
+    if older.size:
+        r_w[older] = state.list_rating[which[older], white[older]]
+        r_b[older] = state.list_rating[which[older], black[older]]
+    nan_w, nan_b = np.isnan(r_w), np.isnan(r_b)
+    # Unrated now, per side: unrated on the list the game uses, except on an
+    # older list.
+    unrated_now = np.isnan(state.rating)
+    now_w, now_b = nan_w, nan_b
+    if older.size:
+        now_w, now_b = nan_w.copy(), nan_b.copy()
+        now_w[older] = unrated_now[white[older]]
+        now_b[older] = unrated_now[black[older]]
 
-    # Rated games: both players rated on the list the event uses.
-    rated = ~np.isnan(own_r) & ~np.isnan(opp_r)
-    p_r = player[rated]
+    # Rated games: both players rated on the list the event uses. (Positions,
+    # not masks, select them: several arrays are gathered with each.)
+    rated = np.flatnonzero(~(nan_w | nan_b))
+    w_r, b_r = white[rated], black[rated]
+    rw_r, rb_r = r_w[rated], r_b[rated]
+    p_r = np.concatenate([w_r, b_r])
     n_rated = np.bincount(p_r, minlength=n_players)
-    k = own_k[rated]
-    if rules.rule_700:
-        k = apply_700_rule(k, n_rated[p_r])
-    pd = rules_expected(rules, own_r[rated], opp_r[rated])
+    if older.size == 0:
+        # K and the 700 rule depend on the player only: once per player.
+        k_player = state.k
+        if rules.rule_700:
+            k_player = apply_700_rule(k_player, n_rated)
+        k = k_player[p_r]
+    else:
+        k = state.k[p_r]
+        on_older = np.zeros(n_games, dtype=bool)
+        on_older[older] = True
+        at = np.flatnonzero(on_older[rated])  # rated games on an older list
+        which_at = which[rated[at]]
+        k[at] = state.list_k[which_at, w_r[at]]
+        k[rated.size + at] = state.list_k[which_at, b_r[at]]
+        if rules.rule_700:
+            k = apply_700_rule(k, n_rated[p_r])
+    pd = _sides_expected(rules, rw_r, rb_r)
+    s_r = score[rated]
     # In hundredths: with the table every term is an integer, so the sum is exact.
-    term = k * (100.0 * score[rated] - pd)
+    term = k * (100.0 * np.concatenate([s_r, 1.0 - s_r]) - pd)
     if rules.rounding == "period":
         change = round_half_away(player_sum(p_r, term, n_players) / 100.0)
     else:
         # Each (player, event) change is rounded on its own, then summed.
-        pairs = np.stack([p_r.astype(np.int64), side_event[rated].astype(np.int64)])
-        _, inv = np.unique(pairs, axis=1, return_inverse=True)
-        inv = inv.ravel()
+        e_r = event[rated]
+        inv, owner, _ = _pair_groups(p_r, np.concatenate([e_r, e_r]))
         per_event = np.bincount(inv, weights=term)
-        owner = np.zeros(per_event.size, dtype=np.intp)
-        owner[inv] = p_r
-        change = player_sum(owner, round_half_away(per_event / 100.0), n_players)
+        change = player_sum(
+            owner.astype(np.intp), round_half_away(per_event / 100.0), n_players
+        )
 
     old = state.rating
     new = old + change  # NaN stays NaN: a player unrated now gains nothing.
     g = state.n_games + n_rated
 
-    # Unrated players' results against rated opponents enter their pool.
-    unrated_now = np.isnan(old)
-    to_pool = np.isnan(own_r) & ~np.isnan(opp_r) & unrated_now[player]
+    # Unrated players' results against rated opponents enter their pool
+    # (unrated on the list the game uses and now).
+    pool_w = nan_w & ~nan_b
+    pool_b = nan_b & ~nan_w
+    if older.size:
+        pool_w &= now_w
+        pool_b &= now_b
+    to_w, to_b = np.flatnonzero(pool_w), np.flatnonzero(pool_b)
     new_rows = Pool(
-        player[to_pool],
-        opp[to_pool],
-        opp_r[to_pool],
-        score[to_pool],
-        np.full(int(to_pool.sum()), state.period, dtype=np.intp),
+        np.concatenate([white[to_w], black[to_b]]),
+        np.concatenate([black[to_w], white[to_b]]),
+        np.concatenate([r_b[to_w], r_w[to_b]]),
+        np.concatenate([score[to_w], 1.0 - score[to_b]]),
+        np.full(to_w.size + to_b.size, state.period, dtype=np.intp),
     )
     keep_new = _filter_events(
         rules,
         new_rows,
-        side_event[to_pool],
-        side_start[to_pool],
+        np.concatenate([event[to_w], event[to_b]]),
+        np.concatenate([event_start[to_w], event_start[to_b]]),
         state.first_event_done,
     )
     first_done = state.first_event_done.copy()
     first_done[new_rows.player] = True
-    new_rows = new_rows.take(keep_new)
+    if not keep_new.all():
+        new_rows = new_rows.take(keep_new)
 
-    pool = state.pool.concat(new_rows)
-    # Results older than the window drop out.
-    pool = pool.take(pool.period > state.period - rules.pool_periods)
+    # Results older than the window drop out (this period's rows stay in a
+    # window of at least one period).
+    window = state.period - rules.pool_periods
+    if rules.pool_periods >= 1:
+        old_rows = state.pool
+        if old_rows.period.size and old_rows.period.min() <= window:
+            old_rows = old_rows.take(old_rows.period > window)
+        pool = old_rows.concat(new_rows)
+    else:
+        pool = state.pool.concat(new_rows)
+        pool = pool.take(pool.period > window)
 
     # Initial ratings, recomputed for every player unrated now who has games in
     # this period (even against unrated opponents only: old results may have
     # left the window).
     candidates = np.zeros(n_players, dtype=bool)
-    candidates[player[unrated_now[player]]] = True
+    candidates[white[now_w]] = True
+    candidates[black[now_b]] = True
     in_pool = candidates[pool.player]
     n_pool = np.bincount(pool.player[in_pool], minlength=n_players).astype(np.float64)
     points = player_sum(pool.player[in_pool], pool.score[in_pool], n_players)
@@ -437,6 +522,96 @@ def rate_list_period(
     )
 
 
+def _pair_groups(
+    first: IntArray, second: IntArray
+) -> tuple[IntArray, NDArray[np.int64], NDArray[np.int64]]:
+    """Group equal ``(first, second)`` pairs, numbered in lexicographic order.
+
+    What ``np.unique(np.stack([first, second]), axis=1, return_inverse=True)``
+    gives, through one 1-D int64 key (a sort of plain integers, not of
+    structured rows): the group of every pair and each group's two values.
+    """
+    a = np.asarray(first, dtype=np.int64)
+    b = np.asarray(second, dtype=np.int64)
+    if a.size == 0:
+        empty = np.empty(0, dtype=np.int64)
+        return np.empty(0, dtype=np.intp), empty, empty
+    a_low, b_low = int(a.min()), int(b.min())
+    span = int(b.max()) - b_low + 1
+    if (int(a.max()) - a_low + 1) * span >= 2**62:
+        uniq2, inv2 = np.unique(np.stack([a, b]), axis=1, return_inverse=True)
+        return inv2.ravel(), uniq2[0], uniq2[1]
+    key = (a - a_low) * span + (b - b_low)
+    uniq, inv = np.unique(key, return_inverse=True)
+    return inv.ravel(), uniq // span + a_low, uniq % span + b_low
+
+
+def _event_groups(
+    player: IntArray, event: IntArray, opp: IntArray
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
+    """Group pool rows by (player, event), in lexicographic order.
+
+    Returns each row's group, each group's player and event, and the number
+    of distinct opponents in each group. One sort of a 1-D int64 key
+    ``(player, event, opponent)`` gives both groupings.
+    """
+    p = np.asarray(player, dtype=np.int64)
+    e = np.asarray(event, dtype=np.int64)
+    o = np.asarray(opp, dtype=np.int64)
+    lows = [int(p.min()), int(e.min()), int(o.min())]
+    e_span = int(e.max()) - lows[1] + 1
+    o_span = int(o.max()) - lows[2] + 1
+    if (int(p.max()) - lows[0] + 1) * e_span * o_span >= 2**62:
+        inv, group_player, group_event = _pair_groups(p, e)
+        _, met, _ = _pair_groups(inv, o)
+        n_groups = group_player.size
+        return (
+            inv,
+            group_player.astype(np.intp),
+            group_event.astype(np.intp),
+            np.bincount(met, minlength=n_groups),
+        )
+    key = ((p - lows[0]) * e_span + (e - lows[1])) * o_span + (o - lows[2])
+    order = np.argsort(key)
+    sorted_key = key[order]
+    pair = sorted_key // o_span
+    new_group = np.empty(key.size, dtype=bool)
+    new_group[0] = True
+    np.not_equal(pair[1:], pair[:-1], out=new_group[1:])
+    group_sorted = np.cumsum(new_group) - 1
+    inv = np.empty(key.size, dtype=np.intp)
+    inv[order] = group_sorted
+    group_key = pair[new_group]
+    new_opp = np.empty(key.size, dtype=bool)
+    new_opp[0] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new_opp[1:])
+    return (
+        inv,
+        (group_key // e_span + lows[0]).astype(np.intp),
+        (group_key % e_span + lows[1]).astype(np.intp),
+        np.bincount(group_sorted[new_opp], minlength=group_key.size),
+    )
+
+
+def _first_events(ev_player: IntArray, ev_start: FloatArray) -> BoolArray:
+    """Each player's earliest event, the lowest event id among equally early ones.
+
+    ``ev_player`` is sorted, and within a player the events are in increasing
+    id order (as :func:`_event_groups` numbers them), so among the events at
+    a player's earliest start the first one is meant. NaN starts count last,
+    as in a sort.
+    """
+    n = ev_player.size
+    seg = np.flatnonzero(np.r_[True, ev_player[1:] != ev_player[:-1]])
+    seg_len = np.diff(np.r_[seg, n])
+    earliest = np.repeat(np.fmin.reduceat(ev_start, seg), seg_len)
+    candidate = np.flatnonzero((ev_start == earliest) | np.isnan(earliest))
+    seg_of = np.repeat(np.arange(seg.size), seg_len)[candidate]
+    first = np.zeros(n, dtype=bool)
+    first[candidate[np.r_[True, seg_of[1:] != seg_of[:-1]]]] = True
+    return first
+
+
 def _filter_events(
     rules: ListRules,
     rows: Pool,
@@ -447,28 +622,17 @@ def _filter_events(
     """Which new pool rows survive the system's per-event rules."""
     if rows.player.size == 0:
         return np.ones(0, dtype=bool)
-    # One key per (player, event).
-    pairs = np.stack([rows.player.astype(np.int64), event.astype(np.int64)])
-    uniq, inv = np.unique(pairs, axis=1, return_inverse=True)
-    inv = inv.ravel()
-    n_events = uniq.shape[1]
-    ev_player = uniq[0].astype(np.intp)
+    # One group per (player, event); distinct rated opponents met in each,
+    # not games: a double round against two players is two opponents.
+    inv, ev_player, _, ev_opponents = _event_groups(rows.player, event, rows.opp)
+    n_events = ev_player.size
     ev_points = np.asarray(
         np.bincount(inv, weights=rows.score, minlength=n_events), dtype=np.float64
     )
-    # Distinct rated opponents met in each (player, event), not games: a double
-    # round against two players is two opponents.
-    met = np.unique(np.stack([inv.astype(np.int64), rows.opp.astype(np.int64)]), axis=1)
-    ev_opponents = np.bincount(met[0], minlength=n_events)
     ev_start = np.full(n_events, np.inf)
     np.minimum.at(ev_start, inv, event_start)
     # The first event of a spell: the earliest (then lowest id) event of a
     # player who has not had one yet.
-    order = np.lexsort((uniq[1], ev_start, ev_player))
-    first_of_player = np.zeros(n_events, dtype=bool)
-    sorted_players = ev_player[order]
-    starts = np.r_[True, sorted_players[1:] != sorted_players[:-1]]
-    first_of_player[order[starts]] = True
-    is_first = first_of_player & ~first_event_done[ev_player]
+    is_first = _first_events(ev_player, ev_start) & ~first_event_done[ev_player]
     keep_event = rules.pool_filter(is_first, ev_opponents, ev_points)
     return np.asarray(keep_event[inv])

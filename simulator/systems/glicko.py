@@ -111,6 +111,37 @@ def grow_rd(
     return np.asarray(np.minimum(np.sqrt(r * r + c * c * t), max_rd))
 
 
+def _side_weights(
+    diff: FloatArray, g_opp: FloatArray, score: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Each side's ``g^2 E (1 - E)`` and ``g (s - E)``.
+
+    ``diff`` (own rating minus the opponent's) and ``g_opp`` (the opponent's
+    g) have shape (2 n_games,): White's sides, then Black's; ``s`` is
+    ``score`` on White's sides and ``1 - score`` on Black's. The operations
+    are those of :func:`expected` and the formulas, done in place: ``diff``
+    and ``g_opp`` are overwritten. ``-g * diff`` is formed as ``-(diff * g)``,
+    the same number (multiplication is commutative and exact in its sign).
+    """
+    n = score.shape[0]
+    e = diff
+    e *= g_opp
+    np.negative(e, out=e)
+    e /= 400.0
+    np.power(10.0, e, out=e)
+    e += 1.0
+    np.divide(1.0, e, out=e)
+    gain = np.empty(2 * n)
+    np.subtract(score, e[:n], out=gain[:n])
+    np.subtract(1.0, score, out=gain[n:])
+    gain[n:] -= e[n:]
+    gain *= g_opp
+    info = np.multiply(g_opp, g_opp, out=g_opp)
+    info *= e
+    info *= np.subtract(1.0, e, out=e)
+    return info, gain
+
+
 def _sums(
     rating: FloatArray,
     rd: FloatArray,
@@ -118,18 +149,55 @@ def _sums(
     black: IntArray,
     score: FloatArray,
 ) -> tuple[FloatArray, FloatArray]:
-    """Per-player ``sum g^2 E (1 - E)`` and ``sum g (s - E)`` over their games."""
+    """Per-player ``sum g^2 E (1 - E)`` and ``sum g (s - E)`` over their games.
+
+    Each game counts from both sides, White's sides first, then Black's.
+    """
     n_players = rating.shape[0]
-    g_white, g_black = g(rd[white]), g(rd[black])
-    e_white = expected(rating[white], rating[black], g_black)
-    e_black = expected(rating[black], rating[white], g_white)
+    n = white.shape[0]
     player = np.concatenate([white, black])
-    g_opp = np.concatenate([g_black, g_white])
-    e_own = np.concatenate([e_white, e_black])
-    s_own = np.concatenate([score, 1.0 - score])
-    info = player_sum(player, g_opp * g_opp * e_own * (1.0 - e_own), n_players)
-    gain = player_sum(player, g_opp * (s_own - e_own), n_players)
-    return info, gain
+    if player.size and (player.max() >= n_players or player.min() < -n_players):
+        rating[player]  # an index out of bounds: raise indexing's IndexError
+    # g once per player, then gathered (mode "wrap" reads the valid indices as
+    # indexing does, straight into the buffers).
+    g_player = g(rd)
+    g_opp = np.empty(2 * n)
+    np.take(g_player, black, out=g_opp[:n], mode="wrap")
+    np.take(g_player, white, out=g_opp[n:], mode="wrap")
+    diff = np.empty(2 * n)
+    np.take(rating, white, out=diff[:n], mode="wrap")
+    np.take(rating, black, out=diff[n:], mode="wrap")
+    # Black's difference is minus White's, exactly.
+    diff[:n] -= diff[n:]
+    np.negative(diff[:n], out=diff[n:])
+    info, gain = _side_weights(diff, g_opp, score)
+    return player_sum(player, info, n_players), player_sum(player, gain, n_players)
+
+
+def _rate_round(
+    rating: FloatArray, rd_onset: FloatArray, score: FloatArray, max_rd: float
+) -> tuple[FloatArray, FloatArray]:
+    """:func:`rate_period` of one round with ``c = 0``, on the games' sides.
+
+    ``rating`` and ``rd_onset`` have shape (2 n_games,): White's side of
+    every game, then Black's (distinct players); the results come in that
+    order. The same numbers as ``rate_period`` over those sides.
+    """
+    k = score.shape[0]
+    rd = grow_rd(rd_onset, 1.0, c=0.0, max_rd=max_rd)
+    g_side = g(rd)
+    g_opp = np.concatenate([g_side[k:], g_side[:k]])
+    diff = np.empty(2 * k)
+    np.subtract(rating[:k], rating[k:], out=diff[:k])
+    np.negative(diff[:k], out=diff[k:])
+    info, gain = _side_weights(diff, g_opp, score)
+    # A one-term scatter-add is 0.0 + term (which turns -0.0 into 0.0).
+    info += 0.0
+    gain += 0.0
+    precision = 1.0 / (rd * rd) + Q * Q * info
+    new_rating = rating + Q / precision * gain
+    new_rd = np.sqrt(1.0 / precision)
+    return new_rating, new_rd
 
 
 def estimated_variance(
@@ -396,21 +464,24 @@ class Glicko:
             c=self.c,
             max_rd=self.initial_rd,
         )
-        player = np.concatenate([games.white, games.black])
-        n_games = (state.n_games + np.bincount(player, minlength=n_players)).astype(
-            np.intp
-        )
+        # Both sides of every game, without joining them: counts and maxima
+        # do not depend on the order.
+        sides = (games.white, games.black)
+        played = np.bincount(games.white, minlength=n_players)
+        played += np.bincount(games.black, minlength=played.size)
+        n_games = (state.n_games + played).astype(np.intp)
         # Never-played players stay at the new-player values (no step-1 growth).
         fresh = n_games == 0
         rd = np.where(fresh, state.rd, rd)
         last_day = state.last_day.copy()
         if games.day is not None and games.n_games:
-            when = np.concatenate([games.day, games.day])
             latest = np.full(n_players, -np.inf)
-            np.maximum.at(latest, player, when)
+            for side in sides:
+                np.maximum.at(latest, side, games.day)
             last_day = np.where(np.isfinite(latest), latest, last_day)
         elif day is not None:
-            last_day[player] = float(day)
+            for side in sides:
+                last_day[side] = float(day)
         return GlickoState(rating, rd, n_games, last_day)
 
     def _rate_games(
@@ -424,18 +495,18 @@ class Glicko:
             return GlickoState(rating, rd, n_games, last_day)
         days = _days_of(games, day, "Glicko")
         for idx in split_rounds(games.white, games.black):
-            k = idx.size
             player = np.concatenate([games.white[idx], games.black[idx]])
             when = np.concatenate([days[idx], days[idx]])
+            before = last_day[player]
             # Step 1: growth by the periods since the last game, none before
             # the first.
-            elapsed = np.where(np.isnan(last_day[player]), 0.0, when - last_day[player])
+            elapsed = np.where(np.isnan(before), 0.0, when - before)
             if np.any(elapsed < 0):
                 i = int(np.flatnonzero(elapsed < 0)[0])
                 raise ValueError(
                     f"Glicko.rate: player {int(player[i])} has a game on day "
                     f"{when[i]!r}, before their last game on day "
-                    f"{last_day[player][i]!r}."
+                    f"{before[i]!r}."
                 )
             rd_onset = grow_rd(
                 rd[player],
@@ -443,15 +514,11 @@ class Glicko:
                 c=self.c,
                 max_rd=self.initial_rd,
             )
-            # Step 2: the game as a one-game period (growth already applied).
-            r_new, rd_new = rate_period(
-                rating[player],
-                rd_onset,
-                np.arange(k),
-                np.arange(k, 2 * k),
-                games.score[idx],
-                c=0.0,
-                max_rd=self.initial_rd,
+            # Step 2: the game as a one-game period (growth already applied):
+            # rate_period with c = 0 over the round's sides (distinct players,
+            # split_rounds made the round).
+            r_new, rd_new = _rate_round(
+                rating[player], rd_onset, games.score[idx], self.initial_rd
             )
             rating[player] = r_new
             rd[player] = rd_new

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
 from simulator.systems._common import (
     FloatArray,
@@ -119,17 +119,27 @@ def new_volatility(
     base0 = phi2 + v
 
     def f(x: FloatArray, r: FloatArray, b0: FloatArray, a0: FloatArray) -> FloatArray:
-        # f(x) of step 5.1 for players with rest r, base0 b0 and a a0.
+        # f(x) of step 5.1 for players with rest r, base0 b0 and a a0:
+        # ex * (r - ex) / (2.0 * base * base) - (x - a0) / tau2, base = b0 + ex,
+        # the same operations in place (fewer temporary arrays).
         ex = np.exp(x)
         base = b0 + ex
-        out: FloatArray = ex * (r - ex) / (2.0 * base * base) - (x - a0) / tau2
+        out = r - ex
+        out *= ex
+        den = np.multiply(base, 2.0, out=ex)
+        den *= base
+        out /= den
+        np.subtract(x, a0, out=den)
+        den /= tau2
+        out -= den
         return out
 
     # Step 5.2: initial bracket [A, B].
     big = delta2 > base0
     A = a.copy()
     B = np.empty_like(a)
-    B[big] = np.log(rest[big])
+    large = np.flatnonzero(big)
+    B[large] = np.log(rest[large])
     small = np.flatnonzero(~big)
     k = np.ones(small.size)
     # Players still below zero at a - k tau; once f(a - k tau) >= 0 a player's
@@ -142,9 +152,10 @@ def new_volatility(
         below = f(s_a - k[search] * tau, s_rest, s_base0, s_a) < 0
         if not below.any():
             break
-        search = search[below]
+        keep = np.flatnonzero(below)
+        search = search[keep]
         k[search] += 1.0
-        s_rest, s_base0, s_a = s_rest[below], s_base0[below], s_a[below]
+        s_rest, s_base0, s_a = s_rest[keep], s_base0[keep], s_a[keep]
     else:
         raise RuntimeError("Glicko-2 step 5: no bracket found within the bound.")
     B[small] = a[small] - k * tau
@@ -166,19 +177,32 @@ def new_volatility(
     for _ in range(max_iterations):
         if pos.size == 0:
             break
-        c = a_ + (a_ - b_) * fa / (fb - fa)
+        # c = a_ + (a_ - b_) * fa / (fb - fa), in place.
+        c = a_ - b_
+        c *= fa
+        step = fb - fa
+        c /= step
+        c += a_
         fc = f(c, c_rest, c_base0, c_a)
-        swap = fc * fb <= 0  # the 2022 revision's "<=".
-        a_ = np.where(swap, b_, a_)
-        fa = np.where(swap, fb, fa / 2.0)
+        swap = np.multiply(fc, fb, out=step) <= 0  # the 2022 revision's "<=".
+        # a_ = where(swap, b_, a_), fa = where(swap, fb, fa / 2), in place
+        # through the positions of the swaps (faster than a random-mask
+        # select). a_ and fa may be A and fA themselves: those are then the
+        # current values of every player, as they should be.
+        swapped = np.flatnonzero(swap)
+        a_[swapped] = b_[swapped]
+        fa /= 2.0
+        fa[swapped] = fb[swapped]
         b_, fb = c, fc
-        going = np.abs(c - a_) > epsilon
+        going = np.abs(np.subtract(c, a_, out=step), out=step) > epsilon
         if not going.all():
-            done = ~going
+            # Positions, not the mask: seven arrays are gathered with them.
+            done = np.flatnonzero(~going)
             A[pos[done]] = a_[done]
-            pos = pos[going]
-            a_, b_, fa, fb = a_[going], b_[going], fa[going], fb[going]
-            c_rest, c_base0, c_a = c_rest[going], c_base0[going], c_a[going]
+            keep = np.flatnonzero(going)
+            pos = pos[keep]
+            a_, b_, fa, fb = a_[keep], b_[keep], fa[keep], fb[keep]
+            c_rest, c_base0, c_a = c_rest[keep], c_base0[keep], c_a[keep]
     # Checked after the loop, not in a for-else: a player converging on the
     # last allowed iteration has converged.
     if pos.size:
@@ -196,31 +220,66 @@ def _step3_sums(
     white: IntArray,
     black: IntArray,
     score: FloatArray,
-) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
-    """Per-player ``sum g^2 E (1 - E)``, ``sum g (s - E)`` and who played.
+) -> tuple[FloatArray, FloatArray, IntArray]:
+    """Per-player ``sum g^2 E (1 - E)``, ``sum g (s - E)`` and games played.
 
     Each game counts from both sides, White's sides first then Black's, in
     game order: the order of the sums, and so their rounding, is fixed.
     """
     n_players = mu.shape[0]
-    n_games = white.shape[0]
-    mu_w, mu_b = mu[white], mu[black]
+    n = white.shape[0]
     player = np.concatenate([white, black])
-    # Both sides in one buffer each: [:n_games] White's side, [n_games:] Black's.
-    g_opp = np.empty(2 * n_games)
-    np.take(g_player, black, out=g_opp[:n_games])
-    np.take(g_player, white, out=g_opp[n_games:])
-    e_own = np.empty(2 * n_games)
-    e_own[:n_games] = expected(mu_w, mu_b, g_opp[:n_games])
-    e_own[n_games:] = expected(mu_b, mu_w, g_opp[n_games:])
-    s_own = np.empty(2 * n_games)
-    s_own[:n_games] = score
-    np.subtract(1.0, score, out=s_own[n_games:])
+    if player.size and (player.max() >= n_players or player.min() < -n_players):
+        mu[player]  # an index out of bounds: raise indexing's IndexError
+    # Both sides in one buffer each: [:n] White's sides, [n:] Black's.
+    g_opp = _gather(g_player, black, white)
+    e_own = _gather(mu, white, black)
+    # E = 1 / (1 + exp(-g_opp * (mu_own - mu_opp))); Black's difference is
+    # minus White's, exactly (IEEE subtraction is antisymmetric).
+    np.subtract(e_own[:n], e_own[n:], out=e_own[:n])
+    np.negative(e_own[:n], out=e_own[n:])
+    _logistic_into(e_own, g_opp)
 
-    info = player_sum(player, g_opp * g_opp * e_own * (1.0 - e_own), n_players)
-    gain = player_sum(player, g_opp * (s_own - e_own), n_players)
-    played = np.bincount(player, minlength=n_players) > 0
-    return info, gain, played
+    # g_opp * (s_own - e_own), s_own White's score on White's sides and
+    # 1 - score on Black's; then g_opp * g_opp * e_own * (1.0 - e_own), the
+    # same operations in place (g_opp is not needed after).
+    other = np.empty(2 * n)
+    np.subtract(score, e_own[:n], out=other[:n])
+    np.subtract(1.0, score, out=other[n:])
+    other[n:] -= e_own[n:]
+    other *= g_opp
+    gain = player_sum(player, other, n_players)
+    weight = np.multiply(g_opp, g_opp, out=g_opp)
+    weight *= e_own
+    weight *= np.subtract(1.0, e_own, out=other)
+    info = player_sum(player, weight, n_players)
+    return info, gain, np.bincount(player, minlength=n_players)
+
+
+def _gather(values: FloatArray, first: IntArray, second: IntArray) -> FloatArray:
+    """``np.concatenate([values[first], values[second]])`` without temporaries.
+
+    The indices must be valid (``-size <= i < size``): ``mode="wrap"`` then
+    reads them as indexing does, and writes straight into the result.
+    """
+    n = first.shape[0]
+    out = np.empty(2 * n)
+    np.take(values, first, out=out[:n], mode="wrap")
+    np.take(values, second, out=out[n:], mode="wrap")
+    return out
+
+
+def _logistic_into(diff: FloatArray, g_j: FloatArray) -> None:
+    """``1 / (1 + exp(-g_j * diff))`` (:func:`expected`) in place, into ``diff``.
+
+    ``-g_j * diff`` is formed as ``-(diff * g_j)``: the same number, since
+    floating-point multiplication is commutative and exact in its sign.
+    """
+    diff *= g_j
+    np.negative(diff, out=diff)
+    np.exp(diff, out=diff)
+    diff += 1.0
+    np.divide(1.0, diff, out=diff)
 
 
 def rate_period(
@@ -266,8 +325,34 @@ def rate_period(
     >>> round(float(r[0]), 4), round(float(rd[0]), 4), round(float(s[0]), 7)
     (1464.0507, 151.5165, 0.059996)
     """
+    rating, rd, volatility, _ = _rate_period(
+        rating,
+        rd,
+        volatility,
+        white,
+        black,
+        score,
+        tau=tau,
+        epsilon=epsilon,
+        max_iterations=max_iterations,
+    )
+    return rating, rd, volatility
+
+
+def _rate_period(
+    rating: ArrayLike,
+    rd: ArrayLike,
+    volatility: ArrayLike,
+    white: ArrayLike,
+    black: ArrayLike,
+    score: ArrayLike,
+    *,
+    tau: float,
+    epsilon: float,
+    max_iterations: int,
+) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
+    """:func:`rate_period`, with each player's number of games in the period."""
     rating = np.asarray(rating, dtype=np.float64)
-    n_players = rating.shape[0]
     white = np.asarray(white, dtype=np.intp)
     black = np.asarray(black, dtype=np.intp)
     score = np.asarray(score, dtype=np.float64)
@@ -279,14 +364,14 @@ def rate_period(
 
     # Step 3: each game seen from both sides against pre-period values; g once
     # per player, then gathered.
-    info, gain, played = _step3_sums(mu, g(phi), white, black, score)
+    info, gain, counts = _step3_sums(mu, g(phi), white, black, score)
 
     mu_new = mu.copy()
     sigma_new = sigma.copy()
     # Step 6 for players without games: phi' = sqrt(phi^2 + sigma^2).
     phi_new = np.sqrt(phi * phi + sigma * sigma)
 
-    p = np.flatnonzero(played)
+    p = np.flatnonzero(counts)
     if p.size:
         v = 1.0 / info[p]  # Step 3: estimated variance.
         delta = v * gain[p]  # Step 4: estimated improvement.
@@ -309,7 +394,7 @@ def rate_period(
         sigma_new[p] = sigma_p
 
     # Step 8: back to the Glicko scale.
-    return SCALE * mu_new + RATING, SCALE * phi_new, sigma_new
+    return SCALE * mu_new + RATING, SCALE * phi_new, sigma_new, counts
 
 
 class Glicko2State(NamedTuple):
@@ -422,7 +507,7 @@ class Glicko2:
         """Rate one period of ``games``; ``day`` is not needed and is ignored."""
         n_players = state.rating.shape[0]
         games.check_players(n_players)
-        rating, rd, volatility = rate_period(
+        rating, rd, volatility, played = _rate_period(
             state.rating,
             state.rd,
             state.volatility,
@@ -431,10 +516,9 @@ class Glicko2:
             games.score,
             tau=self.tau,
             epsilon=self.epsilon,
+            max_iterations=MAX_ITERATIONS,
         )
-        n_games = state.n_games + np.bincount(
-            np.concatenate([games.white, games.black]), minlength=n_players
-        )
+        n_games = state.n_games + played
         # Never-played players stay at the new-player values (no step-6 growth).
         fresh = n_games == 0
         rd = np.where(fresh, state.rd, rd)

@@ -54,13 +54,20 @@ from simulator.systems._common import (
     FloatArray,
     Games,
     IntArray,
+    _disjoint,
     check_choice,
     check_interval,
-    _disjoint,
     initial_values,
     split_rounds,
 )
-from simulator.systems.glicko2 import EPSILON, SCALE, expected, g, new_volatility
+from simulator.systems.glicko2 import (
+    EPSILON,
+    SCALE,
+    _logistic_into,
+    expected,
+    g,
+    new_volatility,
+)
 from simulator.systems.glicko2 import RATING as GLICKO2_CENTRE
 
 __all__ = [
@@ -285,22 +292,27 @@ def _rate_sides(
     half = advantage / 2.0 / SCALE
 
     # Step 3: E against the opponent's deviation, colour advantage inside E only.
+    # E = 1 / (1 + exp(-g_opp * (mu_own - mu_opp))), both sides in one buffer;
+    # Black's difference is minus White's, exactly.
     g_side = g(phi)
-    mu_white = mu[:k] + half
-    mu_black = mu[k:] - half
-    g_opp = np.empty(2 * k)
-    g_opp[:k] = g_side[k:]
-    g_opp[k:] = g_side[:k]
+    g_opp = np.concatenate([g_side[k:], g_side[:k]])
     e_own = np.empty(2 * k)
-    e_own[:k] = expected(mu_white, mu_black, g_opp[:k])
-    e_own[k:] = expected(mu_black, mu_white, g_opp[k:])
-    s_own = np.empty(2 * k)
-    s_own[:k] = score
-    np.subtract(1.0, score, out=s_own[k:])
+    np.subtract(mu[:k] + half, mu[k:] - half, out=e_own[:k])
+    np.negative(e_own[:k], out=e_own[k:])
+    _logistic_into(e_own, g_opp)
 
-    # Steps 3-4: one game each, so the sums have a single term.
-    v = 1.0 / (g_opp * g_opp * e_own * (1.0 - e_own))
-    gain = g_opp * (s_own - e_own)
+    # Steps 3-4: one game each, so the sums have a single term:
+    # v = 1 / (g_opp * g_opp * e_own * (1 - e_own)), gain = g_opp * (s_own -
+    # e_own), s_own the score on White's side and 1 - score on Black's.
+    v = g_opp * g_opp
+    v *= e_own
+    gain = np.subtract(1.0, e_own)
+    v *= gain
+    np.divide(1.0, v, out=v)
+    np.subtract(score, e_own[:k], out=gain[:k])
+    np.subtract(1.0, score, out=gain[k:])
+    gain[k:] -= e_own[k:]
+    gain *= g_opp
     delta = v * gain
 
     # Step 5: new volatility.
@@ -594,7 +606,9 @@ class Lichess:
             )
 
             # 4. Rating regulator: gains over the clamped pre-game rating grow.
-            r1 = np.where(r1 > r0, r1 + (r1 - r0) * (factor - 1.0), r1)
+            # (In place at the positions of the gains: r1 is this round's own.)
+            up = np.flatnonzero(r1 > r0)
+            r1[up] = r1[up] + (r1[up] - r0[up]) * (factor - 1.0)
 
             # 5. At most max_rating_delta from the stored rating (Perf.addOrReset).
             r1 = np.clip(

@@ -3,7 +3,7 @@
 Source: FIDE Handbook B.02, Rating Regulations effective from 1 March 2024,
 tables 8.1.1 and 8.1.2. The tables have not changed since the 2003 Handbook
 (B0210), so the old-style rules use them too. Both are stored once, as integer
-arrays, and looked up with ``np.searchsorted``.
+arrays; table 8.1.2 is also expanded into a lookup by whole difference.
 """
 
 from __future__ import annotations
@@ -40,6 +40,19 @@ DP_TABLE = np.array(
 )  # fmt: skip
 
 
+#: Largest |D| the table distinguishes: from 736 on, PD is 1.00 (0 below -735).
+_D_MAX = int(PD_UPPER_BOUNDS[-1]) + 1
+
+#: PD in hundredths by whole difference D = -736 .. 736 (index ``D + 736``):
+#: table 8.1.2 read once for every |D|, so a lookup replaces the search.
+_PD_BY_DIFF = np.concatenate(
+    [
+        100 - (50 + np.searchsorted(PD_UPPER_BOUNDS, np.arange(_D_MAX, 0, -1))),
+        50 + np.searchsorted(PD_UPPER_BOUNDS, np.arange(_D_MAX + 1)),
+    ]
+).astype(np.int64)
+
+
 def pd_hundredths(difference: ArrayLike) -> NDArray[np.int64]:
     """PD in hundredths for a rating difference ``D = own - opponent`` (table 8.1.2).
 
@@ -50,8 +63,14 @@ def pd_hundredths(difference: ArrayLike) -> NDArray[np.int64]:
     [50, 64, 36, 92, 100, 0]
     """
     d = np.rint(np.asarray(difference, dtype=np.float64)).astype(np.int64)
-    high = 50 + np.searchsorted(PD_UPPER_BOUNDS, np.abs(d), side="left")
-    return np.where(d >= 0, high, 100 - high)
+    index = np.clip(d, -_D_MAX, _D_MAX)
+    index += _D_MAX
+    out: NDArray[np.int64] = np.asarray(_PD_BY_DIFF[index])
+    # A non-finite D casts to the smallest int64, whose |D| the search read as
+    # 0 (PD .50 on the lower side, 50): kept as it was.
+    if out.size and int(d.min()) == np.iinfo(np.int64).min:
+        out[d == np.iinfo(np.int64).min] = 50
+    return out
 
 
 def dp_from_p(p_hundredths: ArrayLike) -> NDArray[np.int64]:
