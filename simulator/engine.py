@@ -30,8 +30,8 @@ from simulator.pairing import (
     SwissState,
     pair_online,
     pair_random,
-    pair_swiss_round,
-    record_swiss_round,
+    pair_swiss_rounds,
+    record_swiss_rounds,
     round_robin,
     swiss_start,
 )
@@ -56,7 +56,12 @@ ACTIVE_DAYS = 365.0
 
 @dataclass
 class _Event:
-    """An OTB event in progress (engine-internal, mutable)."""
+    """An OTB event in progress (engine-internal, mutable).
+
+    ``parts`` holds each round's games as ``(white, black, score, event,
+    event_start, day)``: the arrays of :class:`Games`, made into one batch
+    when the event is rated.
+    """
 
     id: int
     start: int
@@ -64,7 +69,15 @@ class _Event:
     swiss: SwissState | None
     n_rounds: int
     played: int = 0
-    parts: list[Games] = field(default_factory=list)
+    parts: list[tuple[IntArray, IntArray, FloatArray, IntArray, FloatArray, float]] = (
+        field(default_factory=list)
+    )
+
+
+def _swiss(event: _Event) -> SwissState:
+    """The Swiss state of an event known to be a Swiss event."""
+    assert event.swiss is not None
+    return event.swiss
 
 
 @dataclass
@@ -280,16 +293,26 @@ class _Arena:
         todays = [e for e in self.events if e.start <= day and e.played < e.n_rounds]
         if not todays:
             return
+        swiss = [e for e in todays if e.swiss is not None]
+        # The Swiss order uses the designated rating at the start (read once
+        # for all the events that start today: no rating changes in between).
+        starting = [e for e in swiss if e.played == 0]
+        if starting:
+            players = [_swiss(e).players for e in starting]
+            rating = self.pairing_rating(population, np.concatenate(players))
+            cut = np.cumsum([p.size for p in players])[:-1]
+            for event, p, r in zip(
+                starting, players, np.split(rating, cut), strict=True
+            ):
+                event.swiss = swiss_start(p, r)
+        # Every Swiss event's round at once: the same rounds and the same
+        # draws (a colour lot per event, in order) as event by event.
+        states = [_swiss(e) for e in swiss]
+        paired = iter(pair_swiss_rounds(states, rng))
         rounds = []
         for event in todays:
             if event.swiss is not None:
-                if event.played == 0:
-                    # The Swiss order uses the designated rating at the start.
-                    players = event.swiss.players
-                    event.swiss = swiss_start(
-                        players, self.pairing_rating(population, players)
-                    )
-                rounds.append(pair_swiss_round(event.swiss, rng))
+                rounds.append(next(paired))
             else:
                 assert event.rounds_left is not None
                 rounds.append(event.rounds_left[event.played])
@@ -299,33 +322,49 @@ class _Arena:
         event_id = np.repeat([e.id for e in todays], sizes)
         event_start = np.repeat([e.start for e in todays], sizes).astype(np.float64)
         score = self._play(population, white, black, day, event_id, event_start, rng)
-        offsets = np.cumsum([0, *sizes])
+        offsets = np.cumsum([0, *sizes]).tolist()
+        swiss_rounds = []
+        swiss_scores = []
         for i, event in enumerate(todays):
             part = slice(offsets[i], offsets[i + 1])
             if event.swiss is not None:
-                event.swiss = record_swiss_round(event.swiss, rounds[i], score[part])
+                swiss_rounds.append(rounds[i])
+                swiss_scores.append(score[part])
             event.played += 1
             event.parts.append(
-                Games(
+                (
                     white[part],
                     black[part],
                     score[part],
-                    np.full(sizes[i], float(day)),
                     event_id[part],
                     event_start[part],
+                    float(day),
                 )
             )
+        if states:
+            recorded = iter(record_swiss_rounds(states, swiss_rounds, swiss_scores))
+            for event in swiss:
+                event.swiss = next(recorded)
 
     def _finish_events(self, day: int) -> None:
         done = [e for e in self.events if e.played >= e.n_rounds]
         if not done:
             return
         self.events = [e for e in self.events if e.played < e.n_rounds]
-        for event in done:
-            games = Games.concat(event.parts)
-            for rated in self.rated:
-                if not rated.system.per_game:
-                    rated.pending.append((day, games))
+        # One batch of the day's finished events, in the order (and with the
+        # values) of the events' own batches one after another.
+        parts = [part for event in done for part in event.parts]
+        games = Games(
+            np.concatenate([p[0] for p in parts]),
+            np.concatenate([p[1] for p in parts]),
+            np.concatenate([p[2] for p in parts]),
+            np.repeat([p[5] for p in parts], [p[0].size for p in parts]),
+            np.concatenate([p[3] for p in parts]),
+            np.concatenate([p[4] for p in parts]),
+        )
+        for rated in self.rated:
+            if not rated.system.per_game:
+                rated.pending.append((day, games))
 
     def _play_pool_day(
         self, population: Population, day: int, rng: np.random.Generator

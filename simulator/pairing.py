@@ -33,11 +33,17 @@ and where it differs from the Dutch system):
    where needed; the colour rules are relaxed only if no pairing satisfies
    them; if no pairing without a repeat exists, ``ValueError``. Every round
    is checked against the rules before it is returned.
+
+:func:`pair_swiss_rounds` and :func:`record_swiss_rounds` do the same for
+many concurrent events at once (the engine's path: a day has thousands of
+small events), with results identical to calling the single-event functions
+event by event.
 """
 
 from __future__ import annotations
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Any, NamedTuple, Self
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -55,7 +61,9 @@ __all__ = [
     "pair_online",
     "pair_random",
     "pair_swiss_round",
+    "pair_swiss_rounds",
     "record_swiss_round",
+    "record_swiss_rounds",
     "round_robin",
     "swiss_start",
 ]
@@ -91,6 +99,9 @@ _FINAL_RADII = (16, 64, 256, 1024, 4096)
 # and of the short repairs inside a bracket.
 _MAX_WINDOW = 6_000
 _MAX_LOCAL_WINDOW = 1_000
+# Largest total size of the dense tables of who has met whom in a batch of
+# Swiss events (booleans; beyond it, binary search in the played pairs).
+_MAX_TABLE = 1 << 26
 # Legality levels of a pairing.
 _LOOSE, _STRICT, _PREFER = 0, 1, 2
 
@@ -354,7 +365,7 @@ class _Context:
         last_colour: IntArray,
         streak: IntArray,
         pos: IntArray,
-    ) -> _Context:
+    ) -> Self:
         """A context over given arrays (``played`` keys ``i * n + j``)."""
         ctx = cls.__new__(cls)
         ctx._setup(n, played, had_bye, rank, colour_diff, last_colour, streak, pos)
@@ -648,6 +659,82 @@ def _quick_augment(adj: BoolArray, local: IntArray, target: int) -> None:
         free[x] = free[y] = False
         n_free -= 2
         n_free_nb -= adj[:, x].astype(np.intp) + adj[:, y]
+
+
+def _quick_augment_batch(adj: BoolArray, local: IntArray, target: IntArray) -> None:
+    """:func:`_quick_augment` on many windows at once (in lockstep), in place.
+
+    Parameters
+    ----------
+    adj : ndarray of shape (n_windows, w, w)
+        Each window's adjacency (padding: no edges).
+    local : ndarray of shape (n_windows, w)
+        Each vertex's partner (place in its window), -1 if free, -2 for the
+        padding of windows smaller than ``w``.
+    target : ndarray of shape (n_windows,)
+        Stop a window once at most this many of its vertices are free.
+    """
+    n, w = local.shape
+    rows = np.arange(n)
+    place = np.arange(w)
+    far = 2 * w + 1
+    free = local == -1
+    n_free = free.sum(axis=1)
+    done = n_free <= target
+    # A free x takes its nearest free neighbour (the lower on a tie).
+    todo = np.argsort(~free, axis=1, kind="stable")
+    count = n_free.copy()
+    for t in range(int(count.max(initial=0))):
+        x = todo[:, t]
+        j = np.flatnonzero(~done & (t < count) & free[rows, x])
+        if j.size == 0:
+            continue
+        x = x[j]
+        near = adj[j, x] & free[j]
+        y = np.where(near, np.abs(place - x[:, None]), far).argmin(axis=1)
+        got = near[np.arange(j.size), y]
+        j, x, y = j[got], x[got], y[got]
+        local[j, x], local[j, y] = y, x
+        free[j, x] = free[j, y] = False
+        n_free[j] -= 2
+        done = n_free <= target
+    if done.all():
+        return
+    # A free x takes the nearest matched neighbour a whose partner b has
+    # another free neighbour y: (x, a), (b, y) replace (a, b).
+    n_free_nb = (adj & free[:, None, :]).sum(axis=2)
+    todo = np.argsort(~free, axis=1, kind="stable")
+    count = free.sum(axis=1)
+    for t in range(int(count.max(initial=0))):
+        x = todo[:, t]
+        j = np.flatnonzero(~done & (t < count) & free[rows, x])
+        if j.size == 0:
+            continue
+        x = x[j]
+        b_all = local[j]
+        bs = np.maximum(b_all, 0)
+        jj = j[:, None]
+        ok = (
+            adj[j, x]
+            & ~free[j]
+            & (b_all >= 0)
+            & (n_free_nb[jj, bs] - adj[jj, bs, x[:, None]] > 0)
+        )
+        has = ok.any(axis=1)
+        j, x, ok, b_all = j[has], x[has], ok[has], b_all[has]
+        if j.size == 0:
+            continue
+        r = np.arange(j.size)
+        a = np.where(ok, np.abs(place - x[:, None]), far).argmin(axis=1)
+        b = b_all[r, a]
+        ys = adj[j, b] & free[j]
+        ys[r, x] = False
+        y = np.where(ys, np.abs(place - b[:, None]), far).argmin(axis=1)
+        local[j, x], local[j, a], local[j, b], local[j, y] = a, x, y, b
+        free[j, x] = free[j, y] = False
+        n_free[j] -= 2
+        n_free_nb[j] -= adj[j, :, x].astype(np.intp) + adj[j, :, y]
+        done = n_free <= target
 
 
 def _augment(
@@ -1013,6 +1100,666 @@ def _swiss_round(
     return Round(state.players[white], state.players[black], state.players[bye_players])
 
 
+# --------------------------------------------------------------------------
+# Swiss events in a batch
+
+
+class _Fallback(Exception):
+    """A batch the vectorised path does not pair: pair it event by event."""
+
+
+_STATE_DTYPES = (
+    ("players", np.dtype(np.intp)),
+    ("rank", np.dtype(np.intp)),
+    ("points", np.dtype(np.float64)),
+    ("colour_diff", np.dtype(np.intp)),
+    ("last_colour", np.dtype(np.intp)),
+    ("streak", np.dtype(np.intp)),
+    ("had_bye", np.dtype(np.bool_)),
+    ("played", np.dtype(np.int64)),
+)
+
+
+def _standard(state: SwissState) -> bool:
+    """Whether a state has the dtypes :func:`swiss_start` gives it.
+
+    The batched paths join the events' arrays, which would otherwise change
+    the dtypes of what they return.
+    """
+    return all(getattr(state, name).dtype == dt for name, dt in _STATE_DTYPES)
+
+
+def _cut(arrays: tuple[NDArray[Any], ...], sizes: IntArray) -> list[list[NDArray[Any]]]:
+    """Each array cut into consecutive pieces of ``sizes`` (views)."""
+    ends = np.cumsum(sizes).tolist()
+    starts = [0, *ends][:-1]
+    return [[a[i:j] for i, j in zip(starts, ends, strict=True)] for a in arrays]
+
+
+def _segment_rank(seg: IntArray) -> IntArray:
+    """Place of each entry within its run of equal values of sorted ``seg``."""
+    n = seg.shape[0]
+    idx = np.arange(n)
+    if n == 0:
+        return idx
+    new = np.empty(n, dtype=bool)
+    new[0] = True
+    np.not_equal(seg[1:], seg[:-1], out=new[1:])
+    return np.asarray(idx - np.maximum.accumulate(np.where(new, idx, 0)))
+
+
+def _pair_in_order_batch(
+    a: IntArray,
+    sa: IntArray,
+    b: IntArray,
+    sb: IntArray,
+    ctx: _Context,
+    level: int,
+    shifts: tuple[int, ...],
+    n_seg: int,
+    tops: list[IntArray],
+    bottoms: list[IntArray],
+) -> tuple[BoolArray, BoolArray]:
+    """:func:`_pair_in_order` on many segments at once.
+
+    ``a`` and ``b`` hold the lists of every segment, one after another
+    (``sa`` and ``sb``, sorted, name each entry's segment); segment ``g``
+    pairs its ``a`` list with its ``b`` list exactly as :func:`_pair_in_order`
+    would (``i + shift`` counts within the segment's compacted lists).
+
+    Returns
+    -------
+    free_a, free_b : ndarray of shape (len(a),) and (len(b),)
+        Which entries are still unpaired.
+    """
+    left1 = np.arange(a.shape[0])
+    left2 = np.arange(b.shape[0])
+    changed = True
+    place1 = start2 = count2 = left1
+    longest1 = longest2 = 0
+    for shift in shifts:
+        if left1.size == 0 or left2.size == 0:
+            break
+        if changed:
+            seg1 = sa[left1]
+            place1 = _segment_rank(seg1)
+            count2 = np.bincount(sb[left2], minlength=n_seg)
+            start2 = np.cumsum(count2) - count2
+            count2 = count2[seg1]
+            start2 = start2[seg1]
+            # No segment has a pair at a shift outside (-longest1, longest2).
+            longest1 = int(place1.max()) + 1
+            longest2 = int(count2.max())
+            changed = False
+        if shift >= longest2 or shift <= -longest1:
+            continue
+        j = place1 + shift
+        i = np.flatnonzero((j >= 0) & (j < count2))
+        if i.size == 0:
+            continue
+        k = start2[i] + j[i]
+        x, y = a[left1[i]], b[left2[k]]
+        ok = ctx.legal(x, y, level)
+        if not ok.any():
+            continue
+        tops.append(x[ok])
+        bottoms.append(y[ok])
+        keep1 = np.ones(left1.shape[0], dtype=bool)
+        keep1[i[ok]] = False
+        keep2 = np.ones(left2.shape[0], dtype=bool)
+        keep2[k[ok]] = False
+        left1, left2 = left1[keep1], left2[keep2]
+        changed = True
+    free_a = np.zeros(a.shape[0], dtype=bool)
+    free_a[left1] = True
+    free_b = np.zeros(b.shape[0], dtype=bool)
+    free_b[left2] = True
+    return free_a, free_b
+
+
+def _halves(seg: IntArray, n_seg: int) -> BoolArray:
+    """Whether each entry is in the first half (``m // 2``) of its segment."""
+    size = np.bincount(seg, minlength=n_seg)
+    return np.asarray(_segment_rank(seg) < (size // 2)[seg])
+
+
+def _by_pos(
+    values: IntArray, seg: IntArray, ctx: _Context
+) -> tuple[IntArray, IntArray]:
+    """Entries sorted by ranking place (hence by segment too)."""
+    o = np.argsort(ctx.pos[values], kind="stable")
+    return values[o], seg[o]
+
+
+def _greedy_group_batch(
+    group: IntArray, seg: IntArray, ctx: _Context, n_seg: int
+) -> tuple[IntArray, IntArray]:
+    """:func:`_greedy_group` on many score groups (segments ``seg``) at once."""
+    upper = _halves(seg, n_seg)
+    s1, g1 = group[upper], seg[upper]
+    s2, g2 = group[~upper], seg[~upper]
+    tops: list[IntArray] = []
+    bottoms: list[IntArray] = []
+    # Step 1: opposite colour preferences, each class in ranking order;
+    # players without a preference join the first class (Black for the top
+    # half). The two classes of a group are disjoint and the second draws
+    # only on players the first does not touch, so both are paired in one
+    # pass, as segments of their own (the group, then the class). The group
+    # is in ranking order (floaters first), as :func:`_greedy_group` needs.
+    k1 = 2 * g1 + (ctx.pref[s1] == WHITE)
+    k2 = 2 * g2 + (ctx.pref[s2] == BLACK)
+    # Absolute preferences first (a stable sort within each class).
+    o1 = np.lexsort((ctx.strength[s1] < 3, k1))
+    o2 = np.lexsort((ctx.strength[s2] < 3, k2))
+    c1, h1, c2, h2 = s1[o1], g1[o1], s2[o2], g2[o2]
+    f1, f2 = _pair_in_order_batch(
+        c1,
+        k1[o1],
+        c2,
+        k2[o2],
+        ctx,
+        _STRICT,
+        _PREFERENCE_SHIFTS,
+        2 * n_seg,
+        tops,
+        bottoms,
+    )
+    s1, g1 = _by_pos(c1[f1], h1[f1], ctx)
+    s2, g2 = _by_pos(c2[f2], h2[f2], ctx)
+    # Steps 2 and 3: compatible preferences, then any legal pairing.
+    for level, shifts in ((_PREFER, _PREFERENCE_SHIFTS), (_STRICT, _LEGAL_SHIFTS)):
+        f1, f2 = _pair_in_order_batch(
+            s1, g1, s2, g2, ctx, level, shifts, n_seg, tops, bottoms
+        )
+        s1, g1, s2, g2 = s1[f1], g1[f1], s2[f2], g2[f2]
+    # Step 4: whoever is left, by the colours they may take.
+    rest, gr = _by_pos(np.concatenate([s1, s2]), np.concatenate([g1, g2]), ctx)
+    w_ok, b_ok = ctx.allow_white[rest], ctx.allow_black[rest]
+    classes = [(rest[m], gr[m]) for m in (w_ok & ~b_ok, b_ok & ~w_ok, w_ok & b_ok)]
+    for i, j in ((0, 1), (0, 2), (1, 2)):
+        (a, ga), (b, gb) = classes[i], classes[j]
+        fa, fb = _pair_in_order_batch(
+            a, ga, b, gb, ctx, _STRICT, _LEGAL_SHIFTS, n_seg, tops, bottoms
+        )
+        classes[i], classes[j] = (a[fa], ga[fa]), (b[fb], gb[fb])
+    flex, gf = classes[2]
+    first = _halves(gf, n_seg)
+    _pair_in_order_batch(
+        flex[first],
+        gf[first],
+        flex[~first],
+        gf[~first],
+        ctx,
+        _STRICT,
+        _LEGAL_SHIFTS,
+        n_seg,
+        tops,
+        bottoms,
+    )
+    empty = np.empty(0, dtype=np.intp)
+    top = np.concatenate(tops) if tops else empty
+    bottom = np.concatenate(bottoms) if bottoms else empty
+    return top, bottom
+
+
+class _BatchContext(_Context):
+    """The context of a batch of events, with table look-ups for speed.
+
+    Once :meth:`index` has set them, ``table[row[a] + col[b]]`` says whether
+    slots ``a`` and ``b`` (of one event, not a large one) have met, or are
+    the same player; ``code`` packs a slot's absolute colour rules and colour
+    preference, and ``colour_ok[level]`` says which codes may meet at a
+    legality level. Without them (tables too large), as :class:`_Context`.
+    """
+
+    table: BoolArray | None = None
+    row: IntArray
+    col: IntArray
+    code: IntArray
+    colour_ok: dict[int, BoolArray]
+
+    def index(self, table: BoolArray, row: IntArray, col: IntArray) -> None:
+        """Set the look-up tables."""
+        self.table, self.row, self.col = table, row, col
+        # code = allow_white + 2 allow_black + 4 (pref + 1), 12 values.
+        self.code = (
+            self.allow_white.astype(np.intp)
+            + 2 * self.allow_black.astype(np.intp)
+            + 4 * (self.pref + 1)
+        )
+        c = np.arange(12)
+        w, b, p = c % 2 == 1, (c // 2) % 2 == 1, c // 4 - 1
+        strict = (w[:, None] & b[None, :]) | (b[:, None] & w[None, :])
+        prefer = strict & ((p[:, None] == 0) | (p[:, None] != p[None, :]))
+        self.colour_ok = {_STRICT: strict.ravel(), _PREFER: prefer.ravel()}
+
+    def legal(self, a: IntArray, b: IntArray, level: int) -> BoolArray:
+        """As :meth:`_Context.legal`, by table look-ups if there are tables."""
+        if self.table is None:
+            return super().legal(a, b, level)
+        ok: BoolArray = ~self.table[self.row[a] + self.col[b]]
+        if level >= _STRICT:
+            ok &= self.colour_ok[level][self.code[a] * 12 + self.code[b]]
+        return ok
+
+
+class _SwissBatch:
+    """Today's round of many Swiss events, paired together.
+
+    The events' entrants are laid out one event after another in *slots*:
+    event ``e`` has slots ``base[e]`` to ``base[e] + n[e] - 1`` for its
+    entrants and ``base[e] + n[e]`` for its bye vertex. ``mate`` holds, per
+    slot, the partner's position *within the event* (as
+    :func:`pair_swiss_round`'s ``mate``), so that ``mate[base[e] : base[e] +
+    n[e] + 1]`` is a view equal to that event's own matching, which the exact
+    repairs of :func:`_repair` work on in place, event by event.
+    """
+
+    def __init__(
+        self, states: list[SwissState], absents: list[ArrayLike | None]
+    ) -> None:
+        self.states = states
+        self.absents = absents
+        e_count = len(states)
+        self.n_events = e_count
+        n = np.array([s.n_entrants for s in states], dtype=np.intp)
+        self.n = n
+        width = n + 1
+        n_slots = int(width.sum())
+        self.n_slots = n_slots
+        self.base = base = np.cumsum(width) - width
+        self.ev = ev = np.repeat(np.arange(e_count), width)
+        entrant = np.ones(n_slots, dtype=bool)
+        entrant[base + n] = False
+        slots = np.flatnonzero(entrant)
+
+        def gather(name: str, dtype: type, fill: object) -> NDArray[Any]:
+            out: NDArray[Any] = np.full(n_slots, fill, dtype=dtype)
+            out[slots] = np.concatenate([getattr(s, name) for s in states])
+            return out
+
+        self.players: IntArray = gather("players", np.intp, -1)
+        rank: IntArray = gather("rank", np.intp, 0)
+        points: FloatArray = gather("points", np.float64, 0.0)
+        had_bye: BoolArray = gather("had_bye", np.bool_, True)
+        # Played pairs, as keys over slots (sorted: events are in slot order).
+        n_played = np.array([s.played.shape[0] for s in states], dtype=np.intp)
+        key = np.concatenate([s.played for s in states])
+        kev = np.repeat(np.arange(e_count), n_played)
+        ni = np.maximum(n[kev], 1).astype(np.int64)
+        lo, hi = key // ni, key % ni
+        played = (base[kev] + lo) * n_slots + (base[kev] + hi)
+
+        present = entrant.copy()
+        for e, away in enumerate(absents):
+            if away is not None:
+                who = _as_players("pair_swiss_round", away, "absent")
+                present[base[e] + _positions("pair_swiss_round", states[e], who)] = (
+                    False
+                )
+        eligible = np.flatnonzero(present)
+        order = eligible[np.lexsort((rank[eligible], -points[eligible], ev[eligible]))]
+        self.order = order
+        self.ev_order = ev_order = ev[order]
+        self.n_present = n_present = np.bincount(ev_order, minlength=e_count)
+        self.first_place = first = np.cumsum(n_present) - n_present
+        pos = np.full(n_slots, -1, dtype=np.intp)
+        pos[order] = np.arange(order.shape[0])
+        pos[base + n] = first + n_present
+        # Large fields (more than a bracket repair's window) take the
+        # per-event path, whose step 4 collapses the bottom brackets.
+        self.large = n_present + n_present % 2 > _MAX_LOCAL_WINDOW
+        self.ctx = _BatchContext.over(
+            n_slots,
+            played,
+            had_bye,
+            rank,
+            gather("colour_diff", np.intp, 0),
+            gather("last_colour", np.intp, 0),
+            gather("streak", np.intp, 0),
+            pos,
+        )
+        # Who has met whom in the other events: one dense boolean table per
+        # event (row-major, both orders, and oneself), looked up without a
+        # search; unless the tables would be too large.
+        side = np.where(self.large, 0, n).astype(np.int64)
+        area = side * side
+        if int(area.sum()) <= _MAX_TABLE:
+            start = np.cumsum(area) - area
+            table = np.zeros(int(area.sum()), dtype=bool)
+            dense = ~self.large[kev]
+            at = start[kev[dense]]
+            lo, hi, sk = lo[dense], hi[dense], side[kev[dense]]
+            table[at + lo * sk + hi] = True
+            table[at + hi * sk + lo] = True
+            local = np.arange(n_slots) - base[ev]
+            small = entrant & ~self.large[ev]
+            table[(start[ev] + local * (side[ev] + 1))[small]] = True
+            self.ctx.index(table, start[ev] + local * side[ev], local)
+        self.mate = np.full(n_slots, -1, dtype=np.intp)
+        self._contexts: dict[int, _Context] = {}
+        self.points = points
+        # Work space of :meth:`repair_brackets` (entries read only once set).
+        self.scratch = (
+            np.zeros(n_slots, dtype=np.intp),
+            np.zeros(n_slots, dtype=np.intp),
+        )
+
+    def local_order(self, e: int) -> IntArray:
+        """Event ``e``'s present entrants (positions) in ranking order."""
+        f = int(self.first_place[e])
+        return np.asarray(self.order[f : f + int(self.n_present[e])] - self.base[e])
+
+    def view(self, e: int) -> IntArray:
+        """Event ``e``'s matching, a view of ``mate`` (positions in the event)."""
+        b = int(self.base[e])
+        return self.mate[b : b + int(self.n[e]) + 1]
+
+    def context(self, e: int) -> _Context:
+        """Event ``e``'s own context, as :func:`pair_swiss_round` builds it.
+
+        Its arrays are views of the batch's (the same values).
+        """
+        ctx = self._contexts.get(e)
+        if ctx is None:
+            b, m = int(self.base[e]), int(self.n[e])
+            whole = self.ctx
+            ctx = _Context.__new__(_Context)
+            ctx.n = m
+            ctx.played = self.states[e].played
+            for name in (
+                "had_bye",
+                "rank",
+                "colour_diff",
+                "allow_white",
+                "allow_black",
+                "pref",
+                "strength",
+            ):
+                setattr(ctx, name, getattr(whole, name)[b : b + m])
+            pos = whole.pos[b : b + m + 1]
+            ctx.pos = np.where(pos >= 0, pos - self.first_place[e], -1)
+            self._contexts[e] = ctx
+        return ctx
+
+    def match(self) -> None:
+        """Steps 1-5 of :func:`pair_swiss_round` for every event."""
+        mate, order, ev_order, base, n = (
+            self.mate,
+            self.order,
+            self.ev_order,
+            self.base,
+            self.n,
+        )
+        for e in np.flatnonzero(self.large).tolist():
+            try:
+                _, local, _ = _match_swiss(self.states[e], self.absents[e])
+            except ValueError:
+                raise _Fallback from None
+            self.view(e)[:] = local
+        # Step 2: the bye, to the lowest-ranked player who has not had one.
+        odd = (self.n_present % 2 == 1) & ~self.large
+        cand = np.flatnonzero(~self.ctx.had_bye[order] & odd[ev_order])
+        ce = ev_order[cand]
+        last = np.ones(cand.shape[0], dtype=bool)
+        last[:-1] = ce[1:] != ce[:-1]
+        bye, bye_ev = order[cand[last]], ce[last]
+        if bye.shape[0] != int(np.count_nonzero(odd)):
+            raise _Fallback  # Some odd field has no player without a bye.
+        mate[bye] = n[bye_ev]
+        mate[base[bye_ev] + n[bye_ev]] = bye - base[bye_ev]
+
+        # Step 3: score groups, top down, all events at once; leftovers float.
+        to_pair = order[(mate[order] < 0) & ~self.large[ev_order]]
+        tev = self.ev[to_pair]
+        pts = self.points[to_pair]
+        new = np.ones(to_pair.shape[0], dtype=bool)
+        new[1:] = (tev[1:] != tev[:-1]) | (pts[1:] != pts[:-1])
+        new_event = np.ones(to_pair.shape[0], dtype=bool)
+        new_event[1:] = tev[1:] != tev[:-1]
+        group = np.cumsum(new) - 1
+        level = group - np.maximum.accumulate(np.where(new_event, group, 0))
+        by_level = np.argsort(level, kind="stable")
+        bounds = np.searchsorted(
+            level[by_level], np.arange(int(level.max(initial=-1)) + 2)
+        )
+        floaters = np.empty(0, dtype=np.intp)
+        fev = np.empty(0, dtype=np.intp)
+        has = np.zeros(self.n_events, dtype=bool)
+        for k in range(bounds.shape[0] - 1):
+            sel = by_level[bounds[k] : bounds[k + 1]]
+            members, mev = to_pair[sel], tev[sel]
+            has[:] = False
+            has[mev] = True
+            keep = has[fev]
+            seg = np.concatenate([fev[keep], mev])
+            o = np.argsort(seg, kind="stable")
+            bracket = np.concatenate([floaters[keep], members])[o]
+            seg = seg[o]
+            self.pair_brackets(bracket, seg)
+            free = mate[bracket] < 0
+            floaters, fev = bracket[free], seg[free]
+
+        # Step 5: exact repairs, event by event, where players are left.
+        left = np.unique(ev_order[(mate[order] < 0) & ~self.large[ev_order]])
+        for e in left.tolist():
+            local = self.local_order(e)
+            view = self.view(e)
+            m = int(n[e])
+            seq, extra = local, np.empty(0, dtype=np.intp)
+            if local.shape[0] % 2 == 1:
+                seq = np.append(local, m)
+                extra = np.array([m], dtype=np.intp)
+            try:
+                _final_repair(self.states[e], local, seq, extra, view, self.context(e))
+            except ValueError:
+                raise _Fallback from None
+        self.check()
+
+    def pair_brackets(self, bracket: IntArray, seg: IntArray) -> None:
+        """:func:`_pair_bracket` on one score group of many events."""
+        ctx, mate, base, ev = self.ctx, self.mate, self.base, self.ev
+        e_count = self.n_events
+        top, bottom = _greedy_group_batch(bracket, seg, ctx, e_count)
+        mate[top] = bottom - base[ev[bottom]]
+        mate[bottom] = top - base[ev[top]]
+        size = np.bincount(seg, minlength=e_count)
+        w_ok, b_ok = ctx.allow_white[bracket], ctx.allow_black[bracket]
+        n_need_w = np.bincount(seg[w_ok & ~b_ok], minlength=e_count)
+        n_need_b = np.bincount(seg[b_ok & ~w_ok], minlength=e_count)
+        forced = np.maximum(
+            np.maximum(2 * n_need_w - size, 2 * n_need_b - size), size % 2
+        )
+        n_free = np.bincount(seg[mate[bracket] < 0], minlength=e_count)
+        fix = np.flatnonzero(n_free > forced)
+        if fix.size == 0:
+            return
+        start = np.cumsum(size) - size
+        self.repair_brackets(bracket, start[fix], size[fix], fix)
+
+    def repair_brackets(
+        self, bracket: IntArray, start: IntArray, size: IntArray, events: IntArray
+    ) -> None:
+        """The short repairs of :func:`_pair_bracket`, for many events at once.
+
+        Event ``events[q]``'s bracket is ``bracket[start[q] : start[q] +
+        size[q]]``; each is repaired exactly as :func:`_repair` (radii
+        :data:`_GROUP_RADII`, no exact search) would, in lockstep.
+        """
+        ctx, mate = self.ctx, self.mate
+        n_jobs, width = events.shape[0], int(size.max())
+        cols = np.arange(width)
+        valid = cols < size[:, None]
+        seq = np.where(
+            valid, bracket[np.minimum(start[:, None] + cols, bracket.size - 1)], 0
+        )
+        base = self.base[events][:, None]
+        target = size % 2
+        # Column of each bracket member in its row (brackets are disjoint).
+        column, where = self.scratch
+        column[seq[valid]] = np.broadcast_to(cols, seq.shape)[valid]
+        active = np.ones(n_jobs, dtype=bool)
+        for radius in _GROUP_RADII:
+            partner = mate[seq]
+            free = valid & (partner < 0)
+            active &= free.sum(axis=1) > target
+            if not active.any():
+                return
+            q = np.flatnonzero(active)
+            sq, vq, fq, pq, bq = seq[q], valid[q], free[q], partner[q], base[q]
+            # The window: members within ``radius`` places of a free one,
+            # and their partners.
+            n_near = np.zeros((q.size, width + 1), dtype=np.intp)
+            np.cumsum(fq, axis=1, out=n_near[:, 1:])
+            hi = np.minimum(cols + radius + 1, width)
+            lo = np.maximum(cols - radius, 0)
+            inside = (n_near[:, hi] - n_near[:, lo] > 0) & vq
+            paired = vq & (pq >= 0)
+            mate_col = np.where(paired, column[np.where(paired, bq + pq, 0)], 0)
+            in_window = inside | (paired & np.take_along_axis(inside, mate_col, axis=1))
+            n_window = in_window.sum(axis=1)
+            if np.any(n_window > _MAX_LOCAL_WINDOW):  # pragma: no cover
+                raise _Fallback  # Brackets here are smaller than that.
+            w = int(n_window.max())
+            take = np.argsort(~in_window, axis=1, kind="stable")[:, :w]
+            win = np.take_along_axis(sq, take, axis=1)
+            wvalid = np.arange(w) < n_window[:, None]
+            # Partners as places in the window (-1 free, -2 padding).
+            where[win[wvalid]] = np.broadcast_to(np.arange(w), win.shape)[wvalid]
+            wp = mate[win]
+            matched = wvalid & (wp >= 0)
+            local = np.where(matched, where[np.where(matched, bq + wp, 0)], -1)
+            local[~wvalid] = -2
+            adj = ctx.legal(win[:, :, None], win[:, None, :], _STRICT)
+            adj &= wvalid[:, :, None] & wvalid[:, None, :]
+            _quick_augment_batch(adj, local, target[q])
+            back = np.where(
+                local >= 0,
+                np.take_along_axis(win, np.maximum(local, 0), axis=1) - bq,
+                -1,
+            )
+            mate[win[wvalid]] = back[wvalid]
+            active[q[n_window == size[q]]] = False
+
+    def check(self) -> None:
+        """The contract of :func:`pair_swiss_round`, checked on every event."""
+        ctx, mate, order, ev_order = self.ctx, self.mate, self.order, self.ev_order
+        partner = mate[order]
+        at_bye = partner == self.n[ev_order]
+        partner_slot = self.base[ev_order] + partner
+        games = ~at_bye
+        n_byes = np.bincount(ev_order[at_bye], minlength=self.n_events)
+        if (
+            np.any(partner < 0)
+            or np.any(mate[partner_slot] != order - self.base[ev_order])
+            or np.any(ctx.met(order[games], partner_slot[games]))
+            or np.any(n_byes != self.n_present % 2)
+            or np.any(ctx.had_bye[order[at_bye]])
+        ):  # pragma: no cover - would be a bug in this module
+            raise _Fallback
+
+    def rounds(self, lots: IntArray) -> list[Round]:
+        """The events' rounds (``lots``: each event's initial colour)."""
+        ctx, mate, order, ev_order = self.ctx, self.mate, self.order, self.ev_order
+        partner = mate[order]
+        at_bye = partner == self.n[ev_order]
+        bye_slots = order[at_bye]
+        games = ~at_bye
+        partner_slot = self.base[ev_order] + partner
+        n_byes = np.bincount(ev_order[at_bye], minlength=self.n_events)
+        is_high = games & (ctx.pos[order] < ctx.pos[partner_slot])
+        high = order[is_high]
+        low = partner_slot[is_high]
+        hev = ev_order[is_high]
+        white, black = _allocate_colours(high, low, ctx, lots[hev])
+        p = self.players
+        return [
+            Round(w, b, y)
+            for w, b, y in zip(
+                *_cut((p[white], p[black]), np.bincount(hev, minlength=self.n_events)),
+                *_cut((p[bye_slots],), n_byes),
+                strict=True,
+            )
+        ]
+
+
+def pair_swiss_rounds(
+    states: Sequence[SwissState],
+    rng: np.random.Generator,
+    *,
+    absent: Sequence[ArrayLike | None] | None = None,
+) -> list[Round]:
+    """Pair the next round of many Swiss events at once.
+
+    Equal to ``[pair_swiss_round(s, rng, absent=a) for s, a in zip(states,
+    absent)]``: the same rounds, the same draws from ``rng`` in the same
+    order (one colour lot per event), and the same exceptions; only faster
+    when there are many events. The k-th score group of every event is paired
+    in one vectorised pass over all the events (a bracket is keyed by the
+    event, then the points), the short repairs inside score groups run in
+    lockstep over the events that need them, and the few events with
+    players left over get the exact final repair of
+    :func:`pair_swiss_round` one by one. Fields of more than 1,000 present
+    players are paired event by event.
+
+    Parameters
+    ----------
+    states : sequence of SwissState
+        The events so far.
+    rng : numpy.random.Generator
+        Draws each event's colour lot, in the order of ``states``.
+    absent : sequence of array_like of int or None, optional
+        Per event, the entrants who do not play this round (or None).
+
+    Returns
+    -------
+    list of Round
+        One round per event, as :func:`pair_swiss_round` returns it.
+
+    Raises
+    ------
+    ValueError
+        As :func:`pair_swiss_round`, for the first event that raises (the lots
+        of the events before it are drawn).
+
+    Examples
+    --------
+    >>> states = [swiss_start(np.arange(6), np.arange(6.0)),
+    ...           swiss_start([7, 8, 9], [1500.0, 1600.0, np.nan])]
+    >>> one = pair_swiss_rounds(states, np.random.default_rng(1))
+    >>> rng = np.random.default_rng(1)
+    >>> two = [pair_swiss_round(s, rng) for s in states]
+    >>> all(np.array_equal(x, y) for a, b in zip(one, two) for x, y in zip(a, b))
+    True
+    """
+    _check_rng("pair_swiss_rounds", rng)
+    states = list(states)
+    absents: list[ArrayLike | None] = (
+        [None] * len(states) if absent is None else list(absent)
+    )
+    if len(absents) != len(states):
+        raise ValueError(
+            "The 'absent' parameter of pair_swiss_rounds must have one entry per "
+            f"event ({len(states)}). Got {len(absents)}."
+        )
+    if not states:
+        return []
+    try:
+        if not all(_standard(s) for s in states):
+            raise _Fallback
+        batch = _SwissBatch(states, absents)
+        batch.match()
+    except (_Fallback, ValueError):
+        # Some event raises: pair event by event, which raises where
+        # pair_swiss_round would, after the same draws.
+        return [
+            pair_swiss_round(s, rng, absent=a)
+            for s, a in zip(states, absents, strict=True)
+        ]
+    lots = np.array([_draw_lot(rng) for _ in states], dtype=np.intp)
+    return batch.rounds(lots)
+
+
 def record_swiss_round(
     state: SwissState,
     round: Round,
@@ -1102,6 +1849,177 @@ def record_swiss_round(
         played=np.insert(state.played, np.searchsorted(state.played, keys), keys),
         n_rounds=state.n_rounds + 1,
     )
+
+
+def record_swiss_rounds(
+    states: Sequence[SwissState],
+    rounds: Sequence[Round],
+    scores: Sequence[ArrayLike],
+    *,
+    bye_score: float = BYE_SCORE,
+) -> list[SwissState]:
+    """The states after a round's results, for many Swiss events at once.
+
+    Equal to ``[record_swiss_round(s, r, x, bye_score=bye_score) for s, r, x
+    in zip(states, rounds, scores)]`` (the same states, the same exceptions),
+    with the updates done over all the events together.
+
+    Parameters
+    ----------
+    states : sequence of SwissState
+        The events before the round.
+    rounds : sequence of Round
+        Each event's pairings (as from :func:`pair_swiss_rounds`).
+    scores : sequence of array_like of float
+        Each event's White scores, one per game: 1, 0.5 or 0.
+    bye_score : float, default 1
+        Points for the bye.
+
+    Returns
+    -------
+    list of SwissState
+        New states; ``states`` are not modified.
+
+    Raises
+    ------
+    ValueError
+        As :func:`record_swiss_round`, for the first event that raises, or if
+        the three sequences differ in length.
+    """
+    owner = "record_swiss_rounds"
+    check_interval(owner, "bye_score", bye_score, 0, 1)
+    states, rounds, scores = list(states), list(rounds), list(scores)
+    if not len(states) == len(rounds) == len(scores):
+        raise ValueError(
+            f"{owner}: 'states', 'rounds' and 'scores' must have equal lengths. "
+            f"Got {len(states)}, {len(rounds)}, {len(scores)}."
+        )
+    if not states:
+        return []
+    out = _record_batch(states, rounds, scores, float(bye_score))
+    if out is None:
+        # Something to reject (or an unusual input): event by event, which
+        # raises where record_swiss_round would.
+        return [
+            record_swiss_round(s, r, x, bye_score=bye_score)
+            for s, r, x in zip(states, rounds, scores, strict=True)
+        ]
+    return out
+
+
+def _record_batch(
+    states: list[SwissState],
+    rounds: list[Round],
+    scores: list[ArrayLike],
+    bye_score: float,
+) -> list[SwissState] | None:
+    """:func:`record_swiss_rounds` vectorised; None for anything to reject."""
+    e_count = len(states)
+    whites: list[IntArray] = []
+    blacks: list[IntArray] = []
+    byes: list[IntArray] = []
+    values: list[FloatArray] = []
+    for state, rd, x in zip(states, rounds, scores, strict=True):
+        w, b, y, s = (np.asarray(a) for a in (rd.white, rd.black, rd.bye, x))
+        if (
+            w.ndim != 1
+            or w.shape != b.shape
+            or w.shape != s.shape
+            or y.ndim != 1
+            or w.dtype.kind not in "iu"
+            or b.dtype.kind not in "iu"
+            or y.dtype.kind not in "iu"
+            or s.dtype.kind not in "iuf"
+            or not _standard(state)
+        ):
+            return None
+        whites.append(w)
+        blacks.append(b)
+        byes.append(y)
+        values.append(s)
+    n_games = np.array([w.shape[0] for w in whites], dtype=np.intp)
+    n_byes = np.array([y.shape[0] for y in byes], dtype=np.intp)
+    score = np.concatenate(values).astype(np.float64)
+    if not np.all(np.isin(score, (0.0, 0.5, 1.0))):
+        return None
+    named = np.concatenate([*whites, *blacks, *byes]).astype(np.intp)
+    if named.size and named.min() < 0:
+        return None
+    # Each named player's index among all the events' entrants, one event
+    # after another (the key is the event, then the player).
+    n = np.array([s.n_entrants for s in states], dtype=np.intp)
+    offset = np.cumsum(n) - n
+    entrants = np.concatenate([s.players for s in states])
+    width = int(max(entrants.max(initial=-1), named.max(initial=-1))) + 1
+    events = np.arange(e_count, dtype=np.int64)
+    key = np.repeat(events, n) * width + entrants
+    sorter = np.argsort(key, kind="stable")
+    sorted_key = key[sorter]
+    game_event = np.repeat(events, n_games)
+    wanted = (
+        np.concatenate([game_event, game_event, np.repeat(events, n_byes)]) * width
+        + named
+    )
+    if wanted.size and sorted_key.size == 0:
+        return None
+    at = np.minimum(np.searchsorted(sorted_key, wanted), max(sorted_key.size - 1, 0))
+    if wanted.size and not np.array_equal(sorted_key[at], wanted):
+        return None  # A stranger.
+    where = sorter[at] if wanted.size else at
+    if np.bincount(where, minlength=entrants.size).max(initial=0) > 1:
+        return None  # A player in two places.
+    g = int(n_games.sum())
+    w, b, y = where[:g], where[g : 2 * g], where[2 * g :]
+    # Played pairs: each event's keys, shifted so that events do not overlap.
+    shift = np.cumsum(n.astype(np.int64) ** 2) - n.astype(np.int64) ** 2
+    n_played = np.array([s.played.shape[0] for s in states], dtype=np.intp)
+    old = np.concatenate([s.played for s in states]) + np.repeat(shift, n_played)
+    wl, bl = w - offset[game_event], b - offset[game_event]
+    new = (
+        np.minimum(wl, bl).astype(np.int64) * n[game_event]
+        + np.maximum(wl, bl)
+        + shift[game_event]
+    )
+    if _contains(old, new).any():
+        return None  # A repeated pairing.
+
+    points = np.concatenate([s.points for s in states])
+    points[w] += score
+    points[b] += 1.0 - score
+    points[y] += bye_score
+    colour_diff = np.concatenate([s.colour_diff for s in states])
+    colour_diff[w] += 1
+    colour_diff[b] -= 1
+    streak = np.concatenate([s.streak for s in states])
+    last = np.concatenate([s.last_colour for s in states])
+    for who, colour in ((w, WHITE), (b, BLACK)):
+        streak[who] = np.where(last[who] == colour, streak[who] + 1, 1)
+        last[who] = colour
+    had_bye = np.concatenate([s.had_bye for s in states])
+    had_bye[y] = True
+    n_keys = n_played + n_games
+    played = np.sort(np.concatenate([old, new]))
+    played -= np.repeat(shift, n_keys)
+    return [
+        SwissState(
+            players=s.players,
+            rating=s.rating,
+            rank=s.rank,
+            points=p,
+            colour_diff=c,
+            last_colour=la,
+            streak=k,
+            had_bye=h,
+            played=pl,
+            n_rounds=s.n_rounds + 1,
+        )
+        for s, p, c, la, k, h, pl in zip(
+            states,
+            *_cut((points, colour_diff, last, streak, had_bye), n),
+            *_cut((played,), n_keys),
+            strict=True,
+        )
+    ]
 
 
 # --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
+from simulator import pairing
 from simulator.pairing import (
     BLACK,
     WHITE,
@@ -22,7 +23,9 @@ from simulator.pairing import (
     pair_online,
     pair_random,
     pair_swiss_round,
+    pair_swiss_rounds,
     record_swiss_round,
+    record_swiss_rounds,
     round_robin,
     swiss_start,
 )
@@ -486,6 +489,188 @@ def test_swiss_large_field_round_is_legal():
             state, rd, _results(rng, strength[rd.white], strength[rd.black])
         )
     assert np.all(np.abs(state.colour_diff) <= 2)
+
+
+# --------------------------------------------------------------------------
+# Swiss: many events at once (the engine's path) equal event by event
+
+
+def _assert_same_rounds(got: list[Round], want: list[Round]) -> None:
+    """Rounds equal entry by entry, dtypes included."""
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        for a, b in zip(g, w, strict=True):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+
+
+def _assert_same_states(got: list[SwissState], want: list[SwissState]) -> None:
+    """States equal field by field, dtypes included."""
+    assert len(got) == len(want)
+    for g, w in zip(got, want, strict=True):
+        assert g.n_rounds == w.n_rounds
+        for a, b in zip(g[:-1], w[:-1], strict=True):
+            assert a.dtype == b.dtype
+            np.testing.assert_array_equal(a, b)
+
+
+def _pair_both_ways(
+    states: list[SwissState],
+    rng: np.random.Generator,
+    absent: list[list[int] | None] | None = None,
+) -> list[Round] | None:
+    """Pair with :func:`pair_swiss_rounds` and event by event; assert equal.
+
+    Both must give the same rounds, or raise the same error, and leave the
+    generator in the same state. Returns the rounds (None after an error);
+    ``rng`` has advanced as the pairing advances it.
+    """
+    twin = np.random.default_rng()
+    twin.bit_generator.state = rng.bit_generator.state
+    got: list[Round] | Exception
+    want: list[Round] | Exception
+    try:
+        got = pair_swiss_rounds(states, rng, absent=absent)
+    except ValueError as error:
+        got = error
+    try:
+        want = [
+            pair_swiss_round(s, twin, absent=None if absent is None else absent[i])
+            for i, s in enumerate(states)
+        ]
+    except ValueError as error:
+        want = error
+    assert rng.bit_generator.state == twin.bit_generator.state
+    if isinstance(want, Exception):
+        assert isinstance(got, ValueError)
+        assert str(got) == str(want)
+        return None
+    assert not isinstance(got, Exception)
+    _assert_same_rounds(got, want)
+    return got
+
+
+@pytest.mark.parametrize("stream", STREAMS)
+def test_swiss_batch_equals_event_by_event_over_whole_events(seed: int, stream: int):
+    """Concurrent events of all sizes, to the last round, pair as one by one."""
+    rng = np.random.default_rng([seed, stream])
+    sizes = [*rng.integers(4, 60, 16).tolist(), 4, 5, 7, 40, 41, 137]
+    states, strength, n_rounds = [], [], []
+    for i, n in enumerate(sizes):
+        players = 1_000 * i + rng.permutation(3 * n)[:n]
+        s = rng.normal(1700.0, 250.0, n)
+        rating = s + rng.normal(0.0, 80.0, n)
+        rating[rng.random(n) < 0.15] = np.nan
+        states.append(swiss_start(players, rating))
+        strength.append(dict(zip(players.tolist(), s.tolist(), strict=True)))
+        n_rounds.append(min(int(rng.choice([5, 7, 9, 11])), n // 2))
+    while True:
+        live = [i for i, s in enumerate(states) if s.n_rounds < n_rounds[i]]
+        if not live:
+            break
+        now = [states[i] for i in live]
+        absent: list[list[int] | None] | None = None
+        if rng.random() < 0.5:
+            absent = [
+                [p for p in s.players.tolist() if rng.random() < 0.08] or None
+                for s in now
+            ]
+        rounds = _pair_both_ways(now, rng, absent)
+        if rounds is None:  # Both raised alike: a field cannot spare its absentees.
+            rounds = _pair_both_ways(now, rng)
+        if rounds is None:
+            break
+        scores = [
+            _results(
+                rng,
+                np.array([strength[i][p] for p in rd.white.tolist()]),
+                np.array([strength[i][p] for p in rd.black.tolist()]),
+                float(rng.choice([35.0, 600.0])),
+            )
+            for i, rd in zip(live, rounds, strict=True)
+        ]
+        after = record_swiss_rounds(now, rounds, scores)
+        _assert_same_states(
+            after,
+            [
+                record_swiss_round(s, rd, x)
+                for s, rd, x in zip(now, rounds, scores, strict=True)
+            ],
+        )
+        for i, s in zip(live, after, strict=True):
+            states[i] = s
+
+
+@pytest.mark.parametrize("tables", [True, False])
+@pytest.mark.parametrize("stream", STREAMS)
+def test_swiss_batch_equals_event_by_event_on_random_histories(
+    seed: int, stream: int, tables: bool, monkeypatch: pytest.MonkeyPatch
+):
+    """Random mid-event states, odd fields, absentees and dead ends: as one by one."""
+    if not tables:  # Who has met whom by binary search, as for huge batches.
+        monkeypatch.setattr(pairing, "_MAX_TABLE", 0)
+    rng = np.random.default_rng([seed, stream])
+    for _ in range(8):
+        states, absent = [], []
+        for _e in range(int(rng.integers(1, 16))):
+            n = int(rng.integers(2, 50))
+            state, _, _ = _random_state(
+                rng, n, float(rng.choice([0.05, 0.3, 0.6])), int(rng.integers(2, 12))
+            )
+            states.append(state)
+            away = [p for p in range(n) if rng.random() < 0.1]
+            absent.append(away if away else None)
+        _pair_both_ways(states, rng, absent if rng.random() < 0.7 else None)
+
+
+def test_swiss_batch_handles_large_and_empty_fields():
+    """Fields over the batched size, fields with everyone absent, and none at all."""
+    rng = np.random.default_rng(5)
+    assert pair_swiss_rounds([], rng) == []
+    states = [
+        swiss_start(np.arange(n), rng.normal(1800.0, 200.0, n))
+        for n in (1_500, 6, 2_500, 9)
+    ]
+    absent = [None, list(range(6)), list(range(0, 2_500, 3)), [8]]
+    for _ in range(3):
+        rounds = _pair_both_ways(states, rng, absent)
+        assert rounds is not None
+        states = record_swiss_rounds(
+            states, rounds, [_results(rng, rd.white, rd.black) for rd in rounds]
+        )
+    with pytest.raises(ValueError, match="one entry per event"):
+        pair_swiss_rounds(states, rng, absent=[None])
+
+
+def test_record_swiss_rounds_rejects_as_event_by_event():
+    """Bad rounds in a batch raise what record_swiss_round raises for them."""
+    rng = np.random.default_rng(0)
+    states = [
+        swiss_start(np.arange(k, k + 4), [2000.0, 1900.0, 1800.0, 1700.0])
+        for k in (0, 10)
+    ]
+    rounds = pair_swiss_rounds(states, rng)
+    good = [[1.0, 0.0], [0.5, 0.5]]
+    empty = np.empty(0, dtype=np.intp)
+    stranger = Round(np.array([10, 0]), np.array([11, 12]), empty)
+    twice = Round(np.array([10, 11]), np.array([11, 12]), empty)
+    cases = [
+        ([rounds[0], stranger], good, "player 0 is not an entrant"),
+        ([rounds[0], twice], good, r"distinct players\. Got player 11"),
+        (rounds, [[1.0, 0.0], [1.0, 0.3]], r"must be 0, 0\.5 or 1"),
+        (rounds, [[1.0, 0.0], [1.0]], "equal lengths"),
+    ]
+    for rds, scores, message in cases:
+        with pytest.raises(ValueError, match=message):
+            record_swiss_rounds(states, rds, scores)
+    with pytest.raises(ValueError, match="'bye_score' parameter"):
+        record_swiss_rounds(states, rounds, good, bye_score=2.0)
+    with pytest.raises(ValueError, match="equal lengths"):
+        record_swiss_rounds(states, rounds[:1], good)
+    after = record_swiss_rounds(states, rounds, good)
+    with pytest.raises(ValueError, match="have met before"):
+        record_swiss_rounds(after, rounds, good)
+    assert record_swiss_rounds([], [], []) == []
 
 
 # --------------------------------------------------------------------------
