@@ -38,6 +38,7 @@ __all__ = [
     "KRule",
     "ListRules",
     "ListState",
+    "ListSystem",
     "Pool",
     "PoolFilter",
     "apply_700_rule",
@@ -636,3 +637,51 @@ def _filter_events(
     is_first = _first_events(ev_player, ev_start) & ~first_event_done[ev_player]
     keep_event = rules.pool_filter(is_first, ev_opponents, ev_points)
     return np.asarray(keep_event[inv])
+
+
+class ListSystem:
+    """What the list-based systems (FIDE, old-style FIDE) share beyond the rules.
+
+    A mixin for their frozen dataclasses, which supply ``_rules`` (built in
+    ``__post_init__``), ``months`` and ``unrated_prediction``.
+    """
+
+    _rules: ListRules
+    months: int
+    unrated_prediction: float
+
+    @property
+    def rules(self) -> ListRules:
+        """The rules handed to the shared list machinery."""
+        return self._rules
+
+    def next_close(self, day: float) -> int:
+        """The date of the next list after ``day``: the current period's close."""
+        return list_day_after(day, self.months)
+
+    def expected_score(
+        self, state: ListState, white: ArrayLike, black: ArrayLike
+    ) -> FloatArray:
+        """White's PD on the list in force, with White's own cap.
+
+        Unrated players count as rated ``unrated_prediction`` here only.
+        """
+        r = np.where(np.isnan(state.rating), self.unrated_prediction, state.rating)
+        w = np.asarray(white, dtype=np.intp)
+        b = np.asarray(black, dtype=np.intp)
+        return rules_expected(self.rules, r[w], r[b]) / 100.0
+
+    def rate(
+        self, state: ListState, games: Games, *, day: float | None = None
+    ) -> ListState:
+        """Rate one period (one list) of games and publish the next list.
+
+        ``day`` is the new list's date (by default the next list of the
+        calendar). Games carry their event and its start day; without them all
+        of a player's games in the period form one event on the current list.
+        """
+        return rate_list_period(self.rules, state, games, day)
+
+    def rating(self, state: ListState) -> FloatArray:
+        """Published ratings on the list in force (NaN = unrated)."""
+        return state.rating.copy()

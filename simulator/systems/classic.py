@@ -23,17 +23,16 @@ from simulator.systems._common import (
     FloatArray,
     Games,
     IntArray,
-    list_day_after,
     player_sum,
     round_half_up,
 )
 from simulator.systems._lists import (
     ListRules,
     ListState,
+    ListSystem,
     Pool,
     new_list_state,
     rate_list_period,
-    rules_expected,
 )
 from simulator.systems.tables import dp_from_p
 
@@ -167,7 +166,7 @@ def national_start_values(
 
 
 @dataclass(frozen=True)
-class Classic:
+class Classic(ListSystem):
     """Old-style FIDE Elo (before July 2009): K 25/15/10, cap 350, quarterly lists.
 
     Parameters
@@ -275,15 +274,6 @@ class Classic:
             initial=initial,
         )
 
-    @property
-    def rules(self) -> ListRules:
-        """The rules handed to the shared list machinery."""
-        return self._rules
-
-    def next_close(self, day: float) -> int:
-        """The date of the next list after ``day``."""
-        return list_day_after(day, self.months)
-
     def new_state(
         self,
         n_players: int,
@@ -298,15 +288,6 @@ class Classic:
             self.rules, n_players, day=day, rating=rating, n_games=n_games
         )
 
-    def expected_score(
-        self, state: ListState, white: ArrayLike, black: ArrayLike
-    ) -> FloatArray:
-        """White's PD on the list in force (unrated: ``unrated_prediction``)."""
-        r = np.where(np.isnan(state.rating), self.unrated_prediction, state.rating)
-        w = np.asarray(white, dtype=np.intp)
-        b = np.asarray(black, dtype=np.intp)
-        return rules_expected(self.rules, r[w], r[b]) / 100.0
-
     def rate(
         self, state: ListState, games: Games, *, day: float | None = None
     ) -> ListState:
@@ -314,10 +295,6 @@ class Classic:
         if self.initial == "international":
             return rate_list_period(self.rules, state, games, day)
         return self._rate_national(state, games, day)
-
-    def rating(self, state: ListState) -> FloatArray:
-        """Published ratings on the list in force (NaN = unrated)."""
-        return state.rating.copy()
 
     def _rate_national(
         self, state: ListState, games: Games, day: float | None

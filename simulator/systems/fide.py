@@ -20,17 +20,14 @@ from numpy.typing import ArrayLike
 from simulator._validate import check_choice, check_interval
 from simulator.systems._common import (
     FloatArray,
-    Games,
     IntArray,
-    list_day_after,
     round_half_up,
 )
 from simulator.systems._lists import (
     ListRules,
     ListState,
+    ListSystem,
     new_list_state,
-    rate_list_period,
-    rules_expected,
 )
 from simulator.systems.tables import dp_from_p
 
@@ -150,7 +147,7 @@ def initial_rating_2014(
 
 
 @dataclass(frozen=True)
-class Fide:
+class Fide(ListSystem):
     """FIDE Elo, rules of 1 March 2024 with the 1 October 2025 amendment.
 
     Parameters
@@ -285,15 +282,6 @@ class Fide:
             initial=initial,
         )
 
-    @property
-    def rules(self) -> ListRules:
-        """The rules handed to the shared list machinery."""
-        return self._rules
-
-    def next_close(self, day: float) -> int:
-        """The date of the next list after ``day``: the current period's close."""
-        return list_day_after(day, self.months)
-
     def new_state(
         self,
         n_players: int,
@@ -328,33 +316,6 @@ class Fide:
             rating=rating,
             n_games=n_games,
         )
-
-    def expected_score(
-        self, state: ListState, white: ArrayLike, black: ArrayLike
-    ) -> FloatArray:
-        """White's PD on the list in force, with White's own cap.
-
-        Unrated players count as rated ``unrated_prediction`` here only.
-        """
-        r = np.where(np.isnan(state.rating), self.unrated_prediction, state.rating)
-        w = np.asarray(white, dtype=np.intp)
-        b = np.asarray(black, dtype=np.intp)
-        return rules_expected(self.rules, r[w], r[b]) / 100.0
-
-    def rate(
-        self, state: ListState, games: Games, *, day: float | None = None
-    ) -> ListState:
-        """Rate one period (one list) of games and publish the next list.
-
-        ``day`` is the new list's date (by default the next list of the
-        calendar). Games carry their event and its start day; without them all
-        of a player's games in the period form one event on the current list.
-        """
-        return rate_list_period(self.rules, state, games, day)
-
-    def rating(self, state: ListState) -> FloatArray:
-        """Published ratings on the list in force (NaN = unrated)."""
-        return state.rating.copy()
 
 
 def fide_2024(**params: Any) -> Fide:
