@@ -822,12 +822,8 @@ def _calc_glicko2(args: argparse.Namespace, games: list[GameInput]) -> Result:
         n + 1,
         rating=np.concatenate([[rating], opp]),
         rd=np.concatenate([[rd], opp_rd]),
+        volatility=np.concatenate([[vol], np.full(n, system.initial_volatility)]),
     )
-    # Glicko2.new_state takes no volatility: set the player's (the opponents'
-    # do not enter the player's update).
-    volatility = state.volatility.copy()
-    volatility[0] = vol
-    state = state._replace(volatility=volatility)
     white, black = np.zeros(n, dtype=np.intp), np.arange(1, n + 1)
     expected = system.expected_score(state, white, black)
     new = system.rate(state, Games(white, black, score))

@@ -478,17 +478,21 @@ class Glicko2:
         *,
         rating: ArrayLike | None = None,
         rd: ArrayLike | None = None,
+        volatility: ArrayLike | None = None,
         n_games: ArrayLike | None = None,
         **_: object,
     ) -> Glicko2State:
         """A pool of ``n_players``; new players (NaN ``rating``) get the initial values.
 
-        ``rating``, ``rd`` and ``n_games`` seed an established pool.
+        ``rating``, ``rd``, ``volatility`` and ``n_games`` seed an established
+        pool (NaN entries take the initial values).
         """
         return Glicko2State(
             initial_values(n_players, rating, self.initial_rating, "rating"),
             initial_values(n_players, rd, self.initial_rd, "rd"),
-            np.full(n_players, self.initial_volatility),
+            initial_values(
+                n_players, volatility, self.initial_volatility, "volatility"
+            ),
             initial_values(n_players, n_games, 0, "n_games").astype(np.intp),
         )
 

@@ -405,3 +405,9 @@ def test_tau_recommendation_is_not_a_bound() -> None:
     """A tau outside Glickman's 0.3-1.2 advice is accepted (RULES.md section 3)."""
     assert Glicko2(tau=2.0).tau == 2.0
     assert Glicko2(tau=0.1).tau == 0.1
+
+
+def test_new_state_seeds_volatility():
+    """Glicko2.new_state takes seeded volatilities; NaN entries get the default."""
+    state = Glicko2().new_state(3, volatility=[0.09, np.nan, 0.05])
+    np.testing.assert_array_equal(state.volatility, [0.09, 0.06, 0.05])
