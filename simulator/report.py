@@ -27,7 +27,8 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -817,6 +818,41 @@ def _table(arenas: Mapping[str, Summary], name: str) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
 
 
+@contextmanager
+def _atomic_folder(out: Path) -> Iterator[Path]:
+    """A temporary folder beside ``out``, renamed to ``out`` only on success.
+
+    ``out`` must be free (absent or an empty folder) before and after; on any
+    failure the temporary folder is removed and nothing is left behind.
+    """
+    _check_free(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+    tmp.mkdir()
+    try:
+        yield tmp
+        _check_free(out)
+        if out.is_dir():
+            out.rmdir()  # empty, checked above
+        tmp.rename(out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _write_provenance(
+    folder: Path, config_text: str, seed: int, versions: Mapping[str, str]
+) -> None:
+    """The resolved config, the root seed and the package versions."""
+    text = config_text if config_text.endswith("\n") else config_text + "\n"
+    (folder / "config.toml").write_text(text, encoding="utf-8")
+    (folder / "seed.txt").write_text(f"{seed}\n", encoding="utf-8")
+    (folder / "versions.json").write_text(
+        json.dumps(dict(versions), indent=2, sort_keys=True) + "\n",
+        encoding="utf-8",
+    )
+
+
 def write_report(
     out_dir: str | os.PathLike[str],
     summary: Summary | Mapping[str, Summary],
@@ -863,16 +899,12 @@ def write_report(
     """
     out = Path(out_dir)
     arenas = _arenas(summary)
-    _check_free(out)
     command = (
         reproduce
         if reproduce is not None
         else (f"ratingsim run config.toml --seed {seed}")
     )
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    tmp.mkdir()
-    try:
+    with _atomic_folder(out) as tmp:
         for name in (*TABLES, "groups", "comparison", "bands"):
             table = _table(arenas, name)
             if name in TABLES or not table.empty:
@@ -897,20 +929,7 @@ def write_report(
             ),
             encoding="utf-8",
         )
-        text = config_text if config_text.endswith("\n") else config_text + "\n"
-        (tmp / "config.toml").write_text(text, encoding="utf-8")
-        (tmp / "seed.txt").write_text(f"{seed}\n", encoding="utf-8")
-        (tmp / "versions.json").write_text(
-            json.dumps(dict(versions), indent=2, sort_keys=True) + "\n",
-            encoding="utf-8",
-        )
-        _check_free(out)
-        if out.is_dir():
-            out.rmdir()  # empty, checked above
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
+        _write_provenance(tmp, config_text, seed, versions)
     return out
 
 
@@ -1017,12 +1036,8 @@ def write_sweep_report(
     ``points/``.
     """
     out = Path(out_dir)
-    _check_free(out)
     command = reproduce or f"ratingsim run config.toml --seed {seed}"
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    tmp.mkdir()
-    try:
+    with _atomic_folder(out) as tmp:
         table = sweep_table(points, summaries)
         table.to_csv(tmp / "sweep.csv", index=False, lineterminator="\n")
         lines = [f"# {title}", "", f"A sweep of {len(points)} points.", ""]
@@ -1060,13 +1075,7 @@ def write_sweep_report(
             "",
         ]
         (tmp / "sweep.md").write_text("\n".join(lines), encoding="utf-8")
-        text = config_text if config_text.endswith("\n") else config_text + "\n"
-        (tmp / "config.toml").write_text(text, encoding="utf-8")
-        (tmp / "seed.txt").write_text(f"{seed}\n", encoding="utf-8")
-        (tmp / "versions.json").write_text(
-            json.dumps(dict(versions), indent=2, sort_keys=True) + "\n",
-            encoding="utf-8",
-        )
+        _write_provenance(tmp, config_text, seed, versions)
         for name, slug, arenas, point_text in zip(
             points, _slugs(points), summaries, point_configs, strict=True
         ):
@@ -1082,11 +1091,4 @@ def write_sweep_report(
                 figures=figures,
                 reproduce=command,
             )
-        _check_free(out)
-        if out.is_dir():
-            out.rmdir()
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
     return out
