@@ -655,6 +655,41 @@ class ListSystem:
         """The rules handed to the shared list machinery."""
         return self._rules
 
+    def new_state(
+        self,
+        n_players: int,
+        *,
+        day: float = 0.0,
+        birth_year: ArrayLike | None = None,
+        rating: ArrayLike | None = None,
+        n_games: ArrayLike | None = None,
+        **_: object,
+    ) -> ListState:
+        """A pool with the list in force on ``day``.
+
+        Parameters
+        ----------
+        n_players : int
+            Number of players.
+        day : float
+            A day number; the state's list is the one in force on it.
+        birth_year : array of shape (n_players,), optional
+            For FIDE's junior rule; NaN or absent means an adult.
+        rating : array of shape (n_players,), optional
+            Published ratings of an established pool (NaN = unrated);
+            everyone is unrated by default.
+        n_games : array of shape (n_players,), optional
+            Games already in each rating (G); 0 by default.
+        """
+        return new_list_state(
+            self.rules,
+            n_players,
+            day=day,
+            birth_year=birth_year,
+            rating=rating,
+            n_games=n_games,
+        )
+
     def next_close(self, day: float) -> int:
         """The date of the next list after ``day``: the current period's close."""
         return list_day_after(day, self.months)

@@ -31,7 +31,6 @@ from simulator.systems._lists import (
     ListState,
     ListSystem,
     Pool,
-    new_list_state,
     rate_list_period,
 )
 from simulator.systems.tables import dp_from_p
@@ -272,20 +271,6 @@ class Classic(ListSystem):
             pool_periods=self.pool_periods,
             pool_filter=pool_filter,
             initial=initial,
-        )
-
-    def new_state(
-        self,
-        n_players: int,
-        *,
-        day: float = 0.0,
-        rating: ArrayLike | None = None,
-        n_games: ArrayLike | None = None,
-        **_: object,
-    ) -> ListState:
-        """A pool with the list in force on ``day`` (see :meth:`Fide.new_state`)."""
-        return new_list_state(
-            self.rules, n_players, day=day, rating=rating, n_games=n_games
         )
 
     def rate(

@@ -25,9 +25,7 @@ from simulator.systems._common import (
 )
 from simulator.systems._lists import (
     ListRules,
-    ListState,
     ListSystem,
-    new_list_state,
 )
 from simulator.systems.tables import dp_from_p
 
@@ -280,41 +278,6 @@ class Fide(ListSystem):
             pool_periods=self.pool_periods,
             pool_filter=pool_filter,
             initial=initial,
-        )
-
-    def new_state(
-        self,
-        n_players: int,
-        *,
-        day: float = 0.0,
-        birth_year: ArrayLike | None = None,
-        rating: ArrayLike | None = None,
-        n_games: ArrayLike | None = None,
-        **_: object,
-    ) -> ListState:
-        """A pool with the list in force on ``day``.
-
-        Parameters
-        ----------
-        n_players : int
-            Number of players.
-        day : float
-            A day number; the state's list is the one in force on it.
-        birth_year : array of shape (n_players,), optional
-            For the junior rule; NaN or absent means an adult.
-        rating : array of shape (n_players,), optional
-            Published ratings of an established pool (NaN = unrated);
-            everyone is unrated by default.
-        n_games : array of shape (n_players,), optional
-            Games already in each rating (G); 0 by default.
-        """
-        return new_list_state(
-            self.rules,
-            n_players,
-            day=day,
-            birth_year=birth_year,
-            rating=rating,
-            n_games=n_games,
         )
 
 
