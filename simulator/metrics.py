@@ -88,17 +88,6 @@ def threshold_name(threshold: float) -> str:
     return f"n{threshold:g}"
 
 
-def _check_int(owner: str, name: str, value: object, low: int, high: float) -> None:
-    """Raise ``ValueError`` unless ``value`` is an int in ``[low, high]``."""
-    if isinstance(value, bool) or not isinstance(value, int | np.integer):
-        hi = "inf" if high == np.inf else f"{high:g}"
-        raise ValueError(
-            f"The {name!r} parameter of {owner} must be an int in [{low}, {hi}]. "
-            f"Got {value!r} instead."
-        )
-    check_interval(owner, name, value, low, high, kind="an int")
-
-
 @dataclass(frozen=True)
 class MetricsConfig:
     """What the metrics measure and how finely.
@@ -143,7 +132,7 @@ class MetricsConfig:
 
     def __post_init__(self) -> None:
         owner = "MetricsConfig"
-        _check_int(owner, "min_at_risk", self.min_at_risk, 1, np.inf)
+        check_interval(owner, "min_at_risk", self.min_at_risk, 1, np.inf, kind="an int")
         edges = tuple(float(e) for e in self.band_edges)
         if not edges or any(b <= a for a, b in itertools.pairwise(edges)):
             raise ValueError(
@@ -172,8 +161,12 @@ class MetricsConfig:
                 f"sequence of distinct floats in (0, inf). Got {t!r} instead."
             )
         object.__setattr__(self, "thresholds", tuple(float(v) for v in t))
-        _check_int(owner, "calibration_bins", self.calibration_bins, 1, 10_000)
-        _check_int(owner, "curve_max_games", self.curve_max_games, 0, 100_000)
+        check_interval(
+            owner, "calibration_bins", self.calibration_bins, 1, 10_000, kind="an int"
+        )
+        check_interval(
+            owner, "curve_max_games", self.curve_max_games, 0, 100_000, kind="an int"
+        )
         check_interval(
             owner, "steady_fraction", self.steady_fraction, 0, 1, closed="right"
         )
@@ -437,7 +430,7 @@ class Recorder:
                 f"The 'systems' parameter of Recorder must hold distinct names other "
                 f"than {ORACLE!r} and {COIN_FLIP!r}. Got {names!r} instead."
             )
-        _check_int("Recorder", "n_players", n_players, 0, np.inf)
+        check_interval("Recorder", "n_players", n_players, 0, np.inf, kind="an int")
         self.systems = names
         self.n_players = int(n_players)
         self.config = MetricsConfig() if config is None else config
