@@ -43,6 +43,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
 
 __all__ = [
@@ -61,9 +62,6 @@ __all__ = [
     "threshold_name",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 
 #: Expected scores are clipped to ``[CLIP, 1 - CLIP]`` inside the log loss.
 CLIP = 1e-9

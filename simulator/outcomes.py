@@ -35,8 +35,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from simulator._types import FloatArray
 from simulator._validate import check_interval
 
 __all__ = [
@@ -51,7 +52,6 @@ __all__ = [
     "OutcomeModel",
 ]
 
-FloatArray = NDArray[np.float64]
 
 #: White's advantage in rating points, OTB standard. Sonas (2002): White scores
 #: about 54 % at equal ratings; the fitted value is 35.9 (WORLD.md).

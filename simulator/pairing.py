@@ -48,6 +48,7 @@ from typing import Any, NamedTuple, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
 
 __all__ = [
@@ -68,9 +69,6 @@ __all__ = [
     "swiss_start",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
-BoolArray = NDArray[np.bool_]
 KeyArray = NDArray[np.int64]
 
 #: Colour codes of :attr:`SwissState.last_colour`.

@@ -56,11 +56,12 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from simulator._types import BoolArray
 from simulator.metrics import ORACLE, MetricsConfig, Recorder
 from simulator.records import GameBatch, Players
 from simulator.systems import RatingSystem, make_system
 from simulator.systems._common import FloatArray, Games, IntArray, split_rounds
-from simulator.systems._lists import BoolArray, ListState
+from simulator.systems._lists import ListState
 from simulator.systems.classic import Classic
 from simulator.systems.elo import logistic_expectation
 from simulator.systems.fide import Fide

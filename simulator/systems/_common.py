@@ -10,8 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
+from simulator._types import FloatArray, IntArray
 from simulator._validate import check_choice, check_interval
 
 __all__ = [
@@ -31,8 +32,6 @@ __all__ = [
     "year_of",
 ]
 
-FloatArray = NDArray[np.float64]
-IntArray = NDArray[np.intp]
 
 #: Days are counted from this date (numpy's own epoch), so ``day 0`` is
 #: 1970-01-01 and ``np.datetime64(day, "D")`` converts back.

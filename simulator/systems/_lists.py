@@ -19,6 +19,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -49,7 +50,6 @@ __all__ = [
     "rules_expected",
 ]
 
-BoolArray = np.ndarray[tuple[int], np.dtype[np.bool_]]
 
 #: ``k_rule(n_games, ever_2400, ever_2300, rating, junior) -> K`` for rated players.
 KRule = Callable[[IntArray, BoolArray, BoolArray, FloatArray, BoolArray], IntArray]
