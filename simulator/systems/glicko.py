@@ -39,7 +39,7 @@ from simulator.systems._common import (
     player_sum,
     split_rounds,
 )
-from simulator.systems.glicko2 import PERIODS, Glicko2
+from simulator.systems.glicko2 import PERIODS, period_close
 
 __all__ = [
     "DAYS_PER_YEAR",
@@ -374,8 +374,7 @@ class Glicko:
         """The day the period containing ``day`` closes; None in per-game mode."""
         if self.per_game:
             return None
-        # The calendar is Glicko-2's; one definition of it.
-        return Glicko2(period=self.period).next_close(day)
+        return period_close(day, self.period)
 
     def new_state(
         self,

@@ -41,6 +41,7 @@ __all__ = [
     "expected",
     "g",
     "new_volatility",
+    "period_close",
     "rate_period",
 ]
 
@@ -59,6 +60,23 @@ MAX_ITERATIONS = 200
 
 #: Calendar lengths of a rating period, in months (``"week"`` is 7 days).
 PERIODS: dict[str, int] = {"week": 0, "month": 1, "quarter": 3, "year": 12}
+
+
+def period_close(day: float, period: str) -> int:
+    """The day a calendar rating period containing ``day`` closes (exclusive end).
+
+    Weeks start on Thursday (1970-01-01's weekday); months, quarters and years
+    on the 1st (see :data:`PERIODS`).
+
+    >>> period_close(19797, "month")  # 2024-03-15 -> 2024-04-01
+    19814
+    >>> period_close(19797, "week")  # a Friday -> the next Thursday
+    19803
+    """
+    months = PERIODS[period]
+    if months == 0:
+        return int(np.floor(day) // 7 + 1) * 7
+    return list_day_after(day, months)
 
 
 def g(phi: ArrayLike) -> FloatArray:
@@ -467,10 +485,7 @@ class Glicko2:
 
     def next_close(self, day: float) -> int:
         """The day the rating period containing ``day`` closes (exclusive end)."""
-        months = PERIODS[self.period]
-        if months == 0:
-            return int(np.floor(day) // 7 + 1) * 7
-        return list_day_after(day, months)
+        return period_close(day, self.period)
 
     def new_state(
         self,
