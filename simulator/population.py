@@ -514,16 +514,22 @@ def _growth_integral(
     """
     x: FloatArray = np.asarray(ages, dtype=np.float64)
     y: FloatArray = np.asarray(rates, dtype=np.float64)
-    # Integral at each knot (trapezoids).
+    # Per segment, the integral as a quadratic in the time t since its knot:
+    # the value at the knot (trapezoids), the rate there, half the slope (zero
+    # beyond the last knot).
     at_knot = np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))])
+    half_slope = np.zeros_like(x)
+    half_slope[:-1] = 0.5 * (np.diff(y) / np.diff(x))
     a = np.asarray(age_years, dtype=np.float64)
-    seg = np.clip(np.searchsorted(x, a, side="right") - 1, 0, x.shape[0] - 1)
+    # The segment of each age: the knots at or below it, less one, as
+    # searchsorted(x, a, side="right") - 1 counts them, but with one pass of
+    # comparisons per knot (there are a handful) instead of a binary search
+    # per player, which is several times slower.
+    seg = np.zeros(a.shape, dtype=np.intp)
+    for knot in x[1:]:
+        seg += a >= knot
     t = a - x[seg]
-    # Slope of the segment a lies in; zero beyond the last knot.
-    slope = np.zeros_like(x)
-    slope[:-1] = np.diff(y) / np.diff(x)
-    inside = (a >= x[0]) & (seg < x.shape[0] - 1)
-    out = at_knot[seg] + y[seg] * t + np.where(inside, 0.5 * slope[seg] * t * t, 0.0)
+    out = at_knot[seg] + y[seg] * t + half_slope[seg] * t * t
     # Below the first knot the rate is constant at its first value.
     result: FloatArray = np.where(a < x[0], y[0] * (a - x[0]), out)
     return result

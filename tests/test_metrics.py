@@ -412,6 +412,54 @@ def test_convergence_measured_after_offset() -> None:
     assert s["offset"] == pytest.approx(300.0)
 
 
+def test_convergence_state_matches_plain_reference(seed: int) -> None:
+    """Runs inside each threshold equal a per-player rewrite of the rule.
+
+    Random errors (some unrated), newcomer masks that come and go and games
+    counts that stand still: the recorder's entries, last errors and games
+    equal those of a loop over players, threshold by threshold.
+    """
+    rng = np.random.default_rng(seed)
+    n, names = 60, ["a", "b"]
+    thresholds = (25.0, 50.0, 100.0)
+    rec = Recorder(names, n, MetricsConfig(thresholds=thresholds))
+    true = np.zeros(n)
+    entry = np.full((2, 3, n), np.nan)
+    last_error = np.full((2, n), np.nan)
+    last_games = np.zeros(n)
+    games = np.zeros(n, dtype=np.intp)
+    for day in range(40):
+        games += rng.integers(0, 3, n)
+        newcomer = rng.random(n) < 0.7
+        ratings = {}
+        for name in names:
+            r = rng.choice([-5.0, 10.0, 30.0, 60.0, 150.0, np.nan], n)
+            r[0] = 0.0
+            ratings[name] = r
+        # Offset 0: the one active player is rated at their true strength.
+        active = np.arange(n) == 0
+        rec.checkpoint(
+            float(day), ratings, true, active, games.copy(), newcomer, active
+        )
+        for i, name in enumerate(names):
+            for p in range(n):
+                if not (newcomer[p] and games[p] > 0):
+                    continue
+                err = abs(ratings[name][p])
+                last_error[i, p] = np.inf if np.isnan(err) else err
+                for j, t in enumerate(thresholds):
+                    if err < t:  # NaN is inside no threshold
+                        if np.isnan(entry[i, j, p]):
+                            entry[i, j, p] = games[p]
+                    else:
+                        entry[i, j, p] = np.nan
+        tracked = newcomer & (games > 0)
+        last_games[tracked] = games[tracked]
+    np.testing.assert_array_equal(rec._entry, entry)
+    np.testing.assert_array_equal(rec._last_error, last_error)
+    np.testing.assert_array_equal(rec._last_games, last_games)
+
+
 # --- the error-vs-games curve -----------------------------------------------------
 
 
