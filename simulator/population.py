@@ -733,17 +733,20 @@ def advance(population: Population, day: float, rng: np.random.Generator) -> Pop
             f"asked for day {day!r}."
         )
     config = population.config
-    # The part of [t0, t1] each player spends in the pool.
-    lo = np.maximum(t0, population.arrival_day)
-    hi = np.maximum(np.minimum(t1, population.departure_day), lo)
     # One normal per player, in the pool or not, so the stream stays the same.
     z = rng.standard_normal(population.n_players)
-    # Only players in the pool for part of the step move: for the others
-    # hi == lo, so both terms are exactly zero (the age curve's integral over
-    # an empty interval, sqrt(0) times the normal) and adding them changes
-    # nothing; they are skipped. Probes keep their known strength.
-    moving = np.flatnonzero((hi > lo) & (population.kind != PlayerKind.PROBE))
-    lo, hi = lo[moving], hi[moving]
+    # Only players in the pool for part of the step move: those who arrive
+    # before t1 and leave after t0. For the others both terms
+    # below are exactly zero (the age curve's integral over an empty
+    # interval, sqrt(0) times the normal) and adding them changes nothing;
+    # they are skipped. Probes keep their known strength.
+    moving = np.flatnonzero(
+        (population.arrival_day < t1)
+        & (population.departure_day > t0)
+        & (population.kind != PlayerKind.PROBE)
+    )
+    lo = np.maximum(t0, population.arrival_day[moving])
+    hi = np.maximum(np.minimum(t1, population.departure_day[moving]), lo)
     birth = population.birth_day[moving]
     years = (hi - lo) / DAYS_PER_YEAR
     age_lo = (lo - birth) / DAYS_PER_YEAR
