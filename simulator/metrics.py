@@ -636,8 +636,12 @@ class Recorder:
         errors = np.empty((n_sys, n))
         # Shared by the systems: the order of the true strengths (Spearman's
         # ranks of any subset are read from it) and each player's band.
-        true_order = _TrueRanks(true)
-        band = np.searchsorted(np.asarray(cfg.band_edges), true, side="right")
+        counted = np.flatnonzero(act)
+        true_order = _TrueRanks(true, counted)
+        band = np.zeros(n, dtype=np.intp)
+        band[counted] = np.searchsorted(
+            np.asarray(cfg.band_edges), true[counted], side="right"
+        )
         for i, name in enumerate(self.systems):
             r = _float_vector(ratings[name], f"ratings[{name!r}]", n)
             rated = ~np.isnan(r)
@@ -978,8 +982,22 @@ def _average_ranks(x: FloatArray) -> FloatArray:
     """Ranks 1..n of ``x``, ties at their average rank.
 
     ``scipy.stats.rankdata(x, method="average")`` without NaN: the same
-    numbers (whole and half ranks are exact), from one sort of any kind.
+    numbers (whole and half ranks are exact), from one sort of any kind, or
+    from counts when ``x`` holds whole numbers in a short range (the list
+    systems' ratings), which needs no sort at all.
     """
+    n = x.shape[0]
+    if n:
+        low, high = float(x.min()), float(x.max())
+        if high - low <= 4 * n + 1024 and np.array_equal(x, np.floor(x)):
+            value = (x - low).astype(np.intp)
+            counts = np.bincount(value)
+            below = np.cumsum(counts) - counts
+            # The first ordinal rank, below + 1, plus (count - 1) / 2: whole
+            # and half numbers, exact either way.
+            tied = below + (counts + 1) / 2
+            ranks: FloatArray = tied[value]
+            return ranks
     order = np.argsort(x)
     return _ranks_of_sorted(x[order], order)
 
@@ -1003,25 +1021,26 @@ def _ranks_of_sorted(sorted_x: FloatArray, order: IntArray) -> FloatArray:
 
 
 class _TrueRanks:
-    """Average ranks of the true strengths of any subset of players.
+    """Average ranks of the true strengths of any subset of some players.
 
-    One sort of all players per checkpoint; a subset's sorted order is read
-    from it in O(n), and subsets that recur (systems rating the same players)
-    are ranked once.
+    One sort of those players (``among``) per checkpoint; a subset's sorted
+    order is read from it in one pass, and subsets that recur (systems rating
+    the same players) are ranked once.
     """
 
-    def __init__(self, true: FloatArray) -> None:
+    def __init__(self, true: FloatArray, among: IntArray) -> None:
         self.true = true
+        self.among = among
         self._order: IntArray | None = None
         self._cache: list[tuple[IntArray, FloatArray]] = []
 
     def ranks(self, sel: IntArray) -> FloatArray:
-        """Ranks of ``true[sel]`` within that subset (``sel`` increasing)."""
+        """Ranks of ``true[sel]`` in that subset (``sel``: increasing, in ``among``)."""
         for known, ranks in self._cache:
             if np.array_equal(known, sel):
                 return ranks
         if self._order is None:
-            self._order = np.argsort(self.true)
+            self._order = self.among[np.argsort(self.true[self.among])]
         n = self.true.shape[0]
         # Position of each selected player within the subset, -1 elsewhere.
         position = np.full(n, -1, dtype=np.intp)

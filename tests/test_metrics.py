@@ -19,6 +19,7 @@ from simulator.metrics import (
     MetricsConfig,
     Recorder,
     ReplicateResult,
+    _average_ranks,
     combine,
     drift_per_year,
     kaplan_meier_quantiles,
@@ -147,6 +148,19 @@ def test_spearman_matches_scipy_on_noisy_ratings(seed: int) -> None:
     want = stats.spearmanr(rating[active], true[active]).statistic
     assert row["spearman"] == pytest.approx(want)
     assert row["n_rated"] == active.sum()
+
+
+def test_spearman_with_whole_number_ratings_and_ties_is_scipys(seed: int) -> None:
+    """Whole-number ratings with many ties (list systems) rank as scipy ranks."""
+    rng = np.random.default_rng(seed)
+    true = _pool()
+    rating = np.rint(true / 50.0 + rng.normal(0.0, 3.0, N)) * 10.0
+    active = rng.random(N) < 0.7
+    row = _one_checkpoint(rating, true, active=active)
+    want = stats.spearmanr(rating[active], true[active]).statistic
+    assert row["spearman"] == want
+    ranks = _average_ranks(rating)
+    np.testing.assert_array_equal(ranks, stats.rankdata(rating, method="average"))
 
 
 def test_inactive_and_unrated_players_are_left_out() -> None:
