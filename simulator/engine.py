@@ -431,9 +431,12 @@ class _Arena:
         for rated in self.rated:
             if rated.system.per_game:
                 rated.state = rated.system.rate(rated.state, games, day=day)
-        both = np.concatenate([white, black])
-        self.games_played += np.bincount(both, minlength=self.games_played.size)
-        self.last_game[both] = day
+        # A player plays at most once a round (module docstring): one
+        # increment per index, no bincount over every player needed.
+        self.games_played[white] += 1
+        self.games_played[black] += 1
+        self.last_game[white] = day
+        self.last_game[black] = day
         return score
 
     # --- periods and checkpoints -------------------------------------------------
