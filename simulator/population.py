@@ -529,10 +529,12 @@ def _growth_integral(
     for knot in x[1:]:
         seg += a >= knot
     t = a - x[seg]
-    out = at_knot[seg] + y[seg] * t + half_slope[seg] * t * t
+    out: FloatArray = at_knot[seg] + y[seg] * t + half_slope[seg] * t * t
     # Below the first knot the rate is constant at its first value.
-    result: FloatArray = np.where(a < x[0], y[0] * (a - x[0]), out)
-    return result
+    below = a < x[0]
+    if below.any():
+        out = np.where(below, y[0] * (a - x[0]), out)
+    return out
 
 
 def _activity(
