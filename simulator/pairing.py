@@ -682,9 +682,14 @@ def _quick_augment_batch(adj: BoolArray, local: IntArray, target: IntArray) -> N
     # A free x takes its nearest free neighbour (the lower on a tie).
     todo = np.argsort(~free, axis=1, kind="stable")
     count = n_free.copy()
-    for t in range(int(count.max(initial=0))):
+    # The greedy pass has already paired the free players who may meet, so
+    # usually no two free vertices are adjacent: then the loop is a no-op.
+    n_steps = int(count.max(initial=0))
+    if not (adj & free[:, :, None] & free[:, None, :]).any():
+        n_steps = 0
+    for t in range(n_steps):
         x = todo[:, t]
-        j = np.flatnonzero(~done & (t < count) & free[rows, x])
+        j = (~done & (t < count) & free[rows, x]).nonzero()[0]
         if j.size == 0:
             continue
         x = x[j]
@@ -705,18 +710,16 @@ def _quick_augment_batch(adj: BoolArray, local: IntArray, target: IntArray) -> N
     count = free.sum(axis=1)
     for t in range(int(count.max(initial=0))):
         x = todo[:, t]
-        j = np.flatnonzero(~done & (t < count) & free[rows, x])
+        j = (~done & (t < count) & free[rows, x]).nonzero()[0]
         if j.size == 0:
             continue
         x = x[j]
         b_all = local[j]
         bs = np.maximum(b_all, 0)
         jj = j[:, None]
+        # (A vertex is matched if its partner is >= 0: -1 free, -2 padding.)
         ok = (
-            adj[j, x]
-            & ~free[j]
-            & (b_all >= 0)
-            & (n_free_nb[jj, bs] - adj[jj, bs, x[:, None]] > 0)
+            adj[j, x] & (b_all >= 0) & (n_free_nb[jj, bs] - adj[jj, bs, x[:, None]] > 0)
         )
         has = ok.any(axis=1)
         j, x, ok, b_all = j[has], x[has], ok[has], b_all[has]
@@ -1106,15 +1109,17 @@ class _Fallback(Exception):
     """A batch the vectorised path does not pair: pair it event by event."""
 
 
-_STATE_DTYPES = (
-    ("players", np.dtype(np.intp)),
-    ("rank", np.dtype(np.intp)),
-    ("points", np.dtype(np.float64)),
-    ("colour_diff", np.dtype(np.intp)),
-    ("last_colour", np.dtype(np.intp)),
-    ("streak", np.dtype(np.intp)),
-    ("had_bye", np.dtype(np.bool_)),
-    ("played", np.dtype(np.int64)),
+# The dtypes :func:`swiss_start` gives a state's players, rank, points,
+# colour_diff, last_colour, streak, had_bye and played.
+_STANDARD_DTYPES = (
+    np.dtype(np.intp),
+    np.dtype(np.intp),
+    np.dtype(np.float64),
+    np.dtype(np.intp),
+    np.dtype(np.intp),
+    np.dtype(np.intp),
+    np.dtype(np.bool_),
+    np.dtype(np.int64),
 )
 
 
@@ -1124,7 +1129,18 @@ def _standard(state: SwissState) -> bool:
     The batched paths join the events' arrays, which would otherwise change
     the dtypes of what they return.
     """
-    return all(getattr(state, name).dtype == dt for name, dt in _STATE_DTYPES)
+    # One tuple comparison (dtypes compare by identity first): this runs
+    # for every event of every round.
+    return (
+        state.players.dtype,
+        state.rank.dtype,
+        state.points.dtype,
+        state.colour_diff.dtype,
+        state.last_colour.dtype,
+        state.streak.dtype,
+        state.had_bye.dtype,
+        state.played.dtype,
+    ) == _STANDARD_DTYPES
 
 
 def _cut(arrays: tuple[NDArray[Any], ...], sizes: IntArray) -> list[list[NDArray[Any]]]:
@@ -1134,16 +1150,9 @@ def _cut(arrays: tuple[NDArray[Any], ...], sizes: IntArray) -> list[list[NDArray
     return [[a[i:j] for i, j in zip(starts, ends, strict=True)] for a in arrays]
 
 
-def _segment_rank(seg: IntArray) -> IntArray:
+def _run_place(seg: IntArray) -> IntArray:
     """Place of each entry within its run of equal values of sorted ``seg``."""
-    n = seg.shape[0]
-    idx = np.arange(n)
-    if n == 0:
-        return idx
-    new = np.empty(n, dtype=bool)
-    new[0] = True
-    np.not_equal(seg[1:], seg[:-1], out=new[1:])
-    return np.asarray(idx - np.maximum.accumulate(np.where(new, idx, 0)))
+    return np.arange(seg.shape[0]) - seg.searchsorted(seg)
 
 
 def _pair_in_order_batch(
@@ -1154,10 +1163,9 @@ def _pair_in_order_batch(
     ctx: _Context,
     level: int,
     shifts: tuple[int, ...],
-    n_seg: int,
     tops: list[IntArray],
     bottoms: list[IntArray],
-) -> tuple[BoolArray, BoolArray]:
+) -> tuple[IntArray, IntArray, IntArray, IntArray]:
     """:func:`_pair_in_order` on many segments at once.
 
     ``a`` and ``b`` hold the lists of every segment, one after another
@@ -1167,75 +1175,75 @@ def _pair_in_order_batch(
 
     Returns
     -------
-    free_a, free_b : ndarray of shape (len(a),) and (len(b),)
-        Which entries are still unpaired.
+    a, sa, b, sb : ndarray of int
+        The entries still unpaired (in their order) and their segments.
     """
-    left1 = np.arange(a.shape[0])
-    left2 = np.arange(b.shape[0])
     changed = True
-    place1 = start2 = count2 = left1
-    longest1 = longest2 = 0
+    place = start = count = sa
+    longest_a = longest_b = 0
     for shift in shifts:
-        if left1.size == 0 or left2.size == 0:
-            break
         if changed:
-            seg1 = sa[left1]
-            place1 = _segment_rank(seg1)
-            count2 = np.bincount(sb[left2], minlength=n_seg)
-            start2 = np.cumsum(count2) - count2
-            count2 = count2[seg1]
-            start2 = start2[seg1]
-            # No segment has a pair at a shift outside (-longest1, longest2).
-            longest1 = int(place1.max()) + 1
-            longest2 = int(count2.max())
+            if a.size == 0 or b.size == 0:
+                break
+            # Each a-entry's place in its segment's list, and where its
+            # segment's b list starts and how long it is (both lists are
+            # sorted by segment: binary search finds the runs).
+            place = _run_place(sa)
+            start = sb.searchsorted(sa)
+            count = sb.searchsorted(sa, side="right") - start
+            # No segment has a pair at a shift outside (-longest_a, longest_b).
+            longest_a = int(place.max()) + 1
+            longest_b = int(count.max())
             changed = False
-        if shift >= longest2 or shift <= -longest1:
+        if shift >= longest_b or shift <= -longest_a:
             continue
-        j = place1 + shift
-        i = np.flatnonzero((j >= 0) & (j < count2))
+        j = place + shift
+        i = ((j < count) & (j >= 0) if shift < 0 else j < count).nonzero()[0]
         if i.size == 0:
             continue
-        k = start2[i] + j[i]
-        x, y = a[left1[i]], b[left2[k]]
+        k = start[i] + j[i]
+        x, y = a[i], b[k]
         ok = ctx.legal(x, y, level)
         if not ok.any():
             continue
         tops.append(x[ok])
         bottoms.append(y[ok])
-        keep1 = np.ones(left1.shape[0], dtype=bool)
-        keep1[i[ok]] = False
-        keep2 = np.ones(left2.shape[0], dtype=bool)
-        keep2[k[ok]] = False
-        left1, left2 = left1[keep1], left2[keep2]
+        keep = np.ones(a.shape[0], dtype=bool)
+        keep[i[ok]] = False
+        a, sa = a[keep], sa[keep]
+        keep = np.ones(b.shape[0], dtype=bool)
+        keep[k[ok]] = False
+        b, sb = b[keep], sb[keep]
         changed = True
-    free_a = np.zeros(a.shape[0], dtype=bool)
-    free_a[left1] = True
-    free_b = np.zeros(b.shape[0], dtype=bool)
-    free_b[left2] = True
-    return free_a, free_b
+    return a, sa, b, sb
 
 
-def _halves(seg: IntArray, n_seg: int) -> BoolArray:
+def _halves(seg: IntArray) -> BoolArray:
     """Whether each entry is in the first half (``m // 2``) of its segment."""
-    size = np.bincount(seg, minlength=n_seg)
-    return np.asarray(_segment_rank(seg) < (size // 2)[seg])
+    first = seg.searchsorted(seg)
+    size = seg.searchsorted(seg, side="right") - first
+    return np.asarray(np.arange(seg.shape[0]) - first < size // 2)
 
 
 def _by_pos(
     values: IntArray, seg: IntArray, ctx: _Context
 ) -> tuple[IntArray, IntArray]:
     """Entries sorted by ranking place (hence by segment too)."""
-    o = np.argsort(ctx.pos[values], kind="stable")
+    o = ctx.pos[values].argsort(kind="stable")
     return values[o], seg[o]
 
 
 def _greedy_group_batch(
-    group: IntArray, seg: IntArray, ctx: _Context, n_seg: int
+    group: IntArray, seg: IntArray, ctx: _Context
 ) -> tuple[IntArray, IntArray]:
-    """:func:`_greedy_group` on many score groups (segments ``seg``) at once."""
-    upper = _halves(seg, n_seg)
+    """:func:`_greedy_group` on many score groups (segments ``seg``) at once.
+
+    ``seg`` is sorted and ``group`` in ranking order within each segment.
+    """
+    upper = _halves(seg)
+    lower = ~upper
     s1, g1 = group[upper], seg[upper]
-    s2, g2 = group[~upper], seg[~upper]
+    s2, g2 = group[lower], seg[lower]
     tops: list[IntArray] = []
     bottoms: list[IntArray] = []
     # Step 1: opposite colour preferences, each class in ranking order;
@@ -1247,84 +1255,97 @@ def _greedy_group_batch(
     k1 = 2 * g1 + (ctx.pref[s1] == WHITE)
     k2 = 2 * g2 + (ctx.pref[s2] == BLACK)
     # Absolute preferences first (a stable sort within each class).
-    o1 = np.lexsort((ctx.strength[s1] < 3, k1))
-    o2 = np.lexsort((ctx.strength[s2] < 3, k2))
-    c1, h1, c2, h2 = s1[o1], g1[o1], s2[o2], g2[o2]
-    f1, f2 = _pair_in_order_batch(
-        c1,
-        k1[o1],
-        c2,
-        k2[o2],
-        ctx,
-        _STRICT,
-        _PREFERENCE_SHIFTS,
-        2 * n_seg,
-        tops,
-        bottoms,
+    o1 = (2 * k1 + (ctx.strength[s1] < 3)).argsort(kind="stable")
+    o2 = (2 * k2 + (ctx.strength[s2] < 3)).argsort(kind="stable")
+    s1, k1, s2, k2 = _pair_in_order_batch(
+        s1[o1], k1[o1], s2[o2], k2[o2], ctx, _STRICT, _PREFERENCE_SHIFTS, tops, bottoms
     )
-    s1, g1 = _by_pos(c1[f1], h1[f1], ctx)
-    s2, g2 = _by_pos(c2[f2], h2[f2], ctx)
+    s1, g1 = _by_pos(s1, k1 // 2, ctx)
+    s2, g2 = _by_pos(s2, k2 // 2, ctx)
     # Steps 2 and 3: compatible preferences, then any legal pairing.
     for level, shifts in ((_PREFER, _PREFERENCE_SHIFTS), (_STRICT, _LEGAL_SHIFTS)):
-        f1, f2 = _pair_in_order_batch(
-            s1, g1, s2, g2, ctx, level, shifts, n_seg, tops, bottoms
+        s1, g1, s2, g2 = _pair_in_order_batch(
+            s1, g1, s2, g2, ctx, level, shifts, tops, bottoms
         )
-        s1, g1, s2, g2 = s1[f1], g1[f1], s2[f2], g2[f2]
     # Step 4: whoever is left, by the colours they may take.
     rest, gr = _by_pos(np.concatenate([s1, s2]), np.concatenate([g1, g2]), ctx)
     w_ok, b_ok = ctx.allow_white[rest], ctx.allow_black[rest]
     classes = [(rest[m], gr[m]) for m in (w_ok & ~b_ok, b_ok & ~w_ok, w_ok & b_ok)]
     for i, j in ((0, 1), (0, 2), (1, 2)):
         (a, ga), (b, gb) = classes[i], classes[j]
-        fa, fb = _pair_in_order_batch(
-            a, ga, b, gb, ctx, _STRICT, _LEGAL_SHIFTS, n_seg, tops, bottoms
-        )
-        classes[i], classes[j] = (a[fa], ga[fa]), (b[fb], gb[fb])
+        if a.size and b.size:
+            a, ga, b, gb = _pair_in_order_batch(
+                a, ga, b, gb, ctx, _STRICT, _LEGAL_SHIFTS, tops, bottoms
+            )
+            classes[i], classes[j] = (a, ga), (b, gb)
     flex, gf = classes[2]
-    first = _halves(gf, n_seg)
-    _pair_in_order_batch(
-        flex[first],
-        gf[first],
-        flex[~first],
-        gf[~first],
-        ctx,
-        _STRICT,
-        _LEGAL_SHIFTS,
-        n_seg,
-        tops,
-        bottoms,
-    )
+    if flex.size > 1:
+        first = _halves(gf)
+        later = ~first
+        _pair_in_order_batch(
+            flex[first],
+            gf[first],
+            flex[later],
+            gf[later],
+            ctx,
+            _STRICT,
+            _LEGAL_SHIFTS,
+            tops,
+            bottoms,
+        )
     empty = np.empty(0, dtype=np.intp)
     top = np.concatenate(tops) if tops else empty
     bottom = np.concatenate(bottoms) if bottoms else empty
     return top, bottom
 
 
+def _ranking(ev: IntArray, points: FloatArray, rank: IntArray) -> IntArray:
+    """The order of ``np.lexsort((rank, -points, ev))``, faster.
+
+    The three keys are packed into one integer (points by their place among
+    the distinct values), whose stable sort is about three times faster than
+    lexsort's with a float key; lexsort itself where the packed key would
+    overflow.
+    """
+    if ev.size == 0:
+        return np.empty(0, dtype=np.intp)
+    _, level = np.unique(-points, return_inverse=True)
+    low = int(rank.min())
+    span = int(rank.max()) - low + 1
+    n_levels = int(level.max()) + 1
+    if (int(ev.max()) + 1) * n_levels * span >= 1 << 62:
+        return np.lexsort((rank, -points, ev))
+    key = (ev.astype(np.int64) * n_levels + level) * span + (rank - low)
+    return np.asarray(key.argsort(kind="stable"))
+
+
 class _BatchContext(_Context):
     """The context of a batch of events, with table look-ups for speed.
 
-    Once :meth:`index` has set them, ``table[row[a] + col[b]]`` says whether
-    slots ``a`` and ``b`` (of one event, not a large one) have met, or are
-    the same player; ``code`` packs a slot's absolute colour rules and colour
+    Once :meth:`index` has set them, ``fresh[row[a] + col[b]]`` says whether
+    slots ``a`` and ``b`` (of one event, not a large one) are two players
+    who have not met; ``code`` packs a slot's absolute colour rules and colour
     preference, and ``colour_ok[level]`` says which codes may meet at a
     legality level. Without them (tables too large), as :class:`_Context`.
     """
 
-    table: BoolArray | None = None
+    fresh: BoolArray | None = None
     row: IntArray
     col: IntArray
     code: IntArray
+    code12: IntArray
     colour_ok: dict[int, BoolArray]
 
     def index(self, table: BoolArray, row: IntArray, col: IntArray) -> None:
-        """Set the look-up tables."""
-        self.table, self.row, self.col = table, row, col
+        """Set the look-up tables (``table``: who has met whom, and oneself)."""
+        self.fresh, self.row, self.col = ~table, row, col
         # code = allow_white + 2 allow_black + 4 (pref + 1), 12 values.
         self.code = (
             self.allow_white.astype(np.intp)
             + 2 * self.allow_black.astype(np.intp)
             + 4 * (self.pref + 1)
         )
+        self.code12 = 12 * self.code
         c = np.arange(12)
         w, b, p = c % 2 == 1, (c // 2) % 2 == 1, c // 4 - 1
         strict = (w[:, None] & b[None, :]) | (b[:, None] & w[None, :])
@@ -1333,11 +1354,11 @@ class _BatchContext(_Context):
 
     def legal(self, a: IntArray, b: IntArray, level: int) -> BoolArray:
         """As :meth:`_Context.legal`, by table look-ups if there are tables."""
-        if self.table is None:
+        if self.fresh is None:
             return super().legal(a, b, level)
-        ok: BoolArray = ~self.table[self.row[a] + self.col[b]]
+        ok: BoolArray = self.fresh[self.row[a] + self.col[b]]
         if level >= _STRICT:
-            ok &= self.colour_ok[level][self.code[a] * 12 + self.code[b]]
+            ok &= self.colour_ok[level][self.code12[a] + self.code[b]]
         return ok
 
 
@@ -1396,7 +1417,7 @@ class _SwissBatch:
                     False
                 )
         eligible = np.flatnonzero(present)
-        order = eligible[np.lexsort((rank[eligible], -points[eligible], ev[eligible]))]
+        order = eligible[_ranking(ev[eligible], points[eligible], rank[eligible])]
         self.order = order
         self.ev_order = ev_order = ev[order]
         self.n_present = n_present = np.bincount(ev_order, minlength=e_count)
@@ -1417,6 +1438,8 @@ class _SwissBatch:
             gather("streak", np.intp, 0),
             pos,
         )
+        # Each slot's position in its event.
+        self.local = local = np.arange(n_slots) - base[ev]
         # Who has met whom in the other events: one dense boolean table per
         # event (row-major, both orders, and oneself), looked up without a
         # search; unless the tables would be too large.
@@ -1430,14 +1453,13 @@ class _SwissBatch:
             lo, hi, sk = lo[dense], hi[dense], side[kev[dense]]
             table[at + lo * sk + hi] = True
             table[at + hi * sk + lo] = True
-            local = np.arange(n_slots) - base[ev]
             small = entrant & ~self.large[ev]
             table[(start[ev] + local * (side[ev] + 1))[small]] = True
             self.ctx.index(table, start[ev] + local * side[ev], local)
         self.mate = np.full(n_slots, -1, dtype=np.intp)
         self._contexts: dict[int, _Context] = {}
         self.points = points
-        # Work space of :meth:`repair_brackets` (entries read only once set).
+        # Work space of :meth:`repair_rows` (entries read only once set).
         self.scratch = (
             np.zeros(n_slots, dtype=np.intp),
             np.zeros(n_slots, dtype=np.intp),
@@ -1538,29 +1560,18 @@ class _SwissBatch:
             free = mate[bracket] < 0
             floaters, fev = bracket[free], seg[free]
 
-        # Step 5: exact repairs, event by event, where players are left.
-        left = np.unique(ev_order[(mate[order] < 0) & ~self.large[ev_order]])
-        for e in left.tolist():
-            local = self.local_order(e)
-            view = self.view(e)
-            m = int(n[e])
-            seq, extra = local, np.empty(0, dtype=np.intp)
-            if local.shape[0] % 2 == 1:
-                seq = np.append(local, m)
-                extra = np.array([m], dtype=np.intp)
-            try:
-                _final_repair(self.states[e], local, seq, extra, view, self.context(e))
-            except ValueError:
-                raise _Fallback from None
+        # Step 5: exact repairs where players are left.
+        short = (mate[order] < 0) & ~self.large[ev_order]
+        if short.any():
+            self.final_repairs(np.unique(ev_order[short]))
         self.check()
 
     def pair_brackets(self, bracket: IntArray, seg: IntArray) -> None:
         """:func:`_pair_bracket` on one score group of many events."""
-        ctx, mate, base, ev = self.ctx, self.mate, self.base, self.ev
+        ctx, mate = self.ctx, self.mate
         e_count = self.n_events
-        top, bottom = _greedy_group_batch(bracket, seg, ctx, e_count)
-        mate[top] = bottom - base[ev[bottom]]
-        mate[bottom] = top - base[ev[top]]
+        top, bottom = _greedy_group_batch(bracket, seg, ctx)
+        mate[top], mate[bottom] = self.local[bottom], self.local[top]
         size = np.bincount(seg, minlength=e_count)
         w_ok, b_ok = ctx.allow_white[bracket], ctx.allow_black[bracket]
         n_need_w = np.bincount(seg[w_ok & ~b_ok], minlength=e_count)
@@ -1584,51 +1595,96 @@ class _SwissBatch:
         size[q]]``; each is repaired exactly as :func:`_repair` (radii
         :data:`_GROUP_RADII`, no exact search) would, in lockstep.
         """
-        ctx, mate = self.ctx, self.mate
-        n_jobs, width = events.shape[0], int(size.max())
-        cols = np.arange(width)
+        cols = np.arange(int(size.max()))
         valid = cols < size[:, None]
         seq = np.where(
             valid, bracket[np.minimum(start[:, None] + cols, bracket.size - 1)], 0
         )
+        self.repair_rows(seq, valid, events, size % 2, _GROUP_RADII)
+
+    def repair_rows(
+        self,
+        seq: IntArray,
+        valid: BoolArray,
+        events: IntArray,
+        target: IntArray,
+        radii: tuple[int, ...],
+        bye: BoolArray | None = None,
+    ) -> None:
+        """:func:`_repair` without the exact search, on many events in lockstep.
+
+        Row ``q`` of ``seq`` (where ``valid``) holds slots of event
+        ``events[q]`` in ranking order, closed under ``mate``, and is repaired
+        as :func:`_repair` would repair it with radii ``radii``, stopping at
+        ``target[q]`` free vertices; ``bye`` marks the event's bye vertex, the
+        ``extra`` of :func:`_repair` (always in the window).
+        """
+        ctx, mate = self.ctx, self.mate
+        n_jobs, width = seq.shape
+        cols = np.arange(width)
         base = self.base[events][:, None]
-        target = size % 2
-        # Column of each bracket member in its row (brackets are disjoint).
+        size = valid.sum(axis=1)
         column, where = self.scratch
-        column[seq[valid]] = np.broadcast_to(cols, seq.shape)[valid]
         active = np.ones(n_jobs, dtype=bool)
-        for radius in _GROUP_RADII:
+        for radius in radii:
             partner = mate[seq]
             free = valid & (partner < 0)
             active &= free.sum(axis=1) > target
             if not active.any():
                 return
-            q = np.flatnonzero(active)
-            sq, vq, fq, pq, bq = seq[q], valid[q], free[q], partner[q], base[q]
-            # The window: members within ``radius`` places of a free one,
-            # and their partners.
-            n_near = np.zeros((q.size, width + 1), dtype=np.intp)
-            np.cumsum(fq, axis=1, out=n_near[:, 1:])
-            hi = np.minimum(cols + radius + 1, width)
-            lo = np.maximum(cols - radius, 0)
-            inside = (n_near[:, hi] - n_near[:, lo] > 0) & vq
-            paired = vq & (pq >= 0)
-            mate_col = np.where(paired, column[np.where(paired, bq + pq, 0)], 0)
-            in_window = inside | (paired & np.take_along_axis(inside, mate_col, axis=1))
-            n_window = in_window.sum(axis=1)
-            if np.any(n_window > _MAX_LOCAL_WINDOW):  # pragma: no cover
-                raise _Fallback  # Brackets here are smaller than that.
-            w = int(n_window.max())
-            take = np.argsort(~in_window, axis=1, kind="stable")[:, :w]
-            win = np.take_along_axis(sq, take, axis=1)
-            wvalid = np.arange(w) < n_window[:, None]
+            q = active.nonzero()[0]
+            sq, vq, bq = seq[q], valid[q], base[q]
+            if width <= radius + 1:
+                # A free member sees the whole of a short row: the window is
+                # the row.
+                win, wvalid, n_window, w = sq, vq, size[q], width
+                is_bye = None if bye is None else bye[q]
+            else:
+                # The window: members within ``radius`` places of a free one
+                # (and the bye vertex), and their partners.
+                n_near = np.zeros((q.size, width + 1), dtype=np.intp)
+                np.cumsum(free[q], axis=1, out=n_near[:, 1:])
+                hi = np.minimum(cols + radius + 1, width)
+                lo = np.maximum(cols - radius, 0)
+                inside = (n_near[:, hi] - n_near[:, lo] > 0) & vq
+                if bye is not None:
+                    inside |= bye[q]
+                # Column of each member in its row (rows are disjoint).
+                column[sq[vq]] = np.broadcast_to(cols, sq.shape)[vq]
+                pq = partner[q]
+                paired = vq & (pq >= 0)
+                mate_col = np.where(paired, column[np.where(paired, bq + pq, 0)], 0)
+                in_window = inside | (
+                    paired & np.take_along_axis(inside, mate_col, axis=1)
+                )
+                n_window = in_window.sum(axis=1)
+                w = int(n_window.max())
+                if w > _MAX_LOCAL_WINDOW:  # pragma: no cover
+                    raise _Fallback  # Rows here are smaller than that.
+                take = np.argsort(~in_window, axis=1, kind="stable")[:, :w]
+                win = np.take_along_axis(sq, take, axis=1)
+                wvalid = np.arange(w) < n_window[:, None]
+                is_bye = (
+                    None
+                    if bye is None
+                    else np.take_along_axis(bye[q], take, axis=1) & wvalid
+                )
             # Partners as places in the window (-1 free, -2 padding).
             where[win[wvalid]] = np.broadcast_to(np.arange(w), win.shape)[wvalid]
             wp = mate[win]
             matched = wvalid & (wp >= 0)
             local = np.where(matched, where[np.where(matched, bq + wp, 0)], -1)
             local[~wvalid] = -2
-            adj = ctx.legal(win[:, :, None], win[:, None, :], _STRICT)
+            if is_bye is None:
+                adj = ctx.legal(win[:, :, None], win[:, None, :], _STRICT)
+            else:
+                # As :meth:`_Context.adjacency`: the bye vertex may meet
+                # whoever has not had a bye.
+                nodes = np.where(is_bye, bq, win)
+                adj = ctx.legal(nodes[:, :, None], nodes[:, None, :], _STRICT)
+                takes = ~ctx.had_bye[nodes] & ~is_bye
+                adj = np.where(is_bye[:, :, None], takes[:, None, :], adj)
+                adj = np.where(is_bye[:, None, :], takes[:, :, None], adj)
             adj &= wvalid[:, :, None] & wvalid[:, None, :]
             _quick_augment_batch(adj, local, target[q])
             back = np.where(
@@ -1639,6 +1695,47 @@ class _SwissBatch:
             mate[win[wvalid]] = back[wvalid]
             active[q[n_window == size[q]]] = False
 
+    def final_repairs(self, events: IntArray) -> None:
+        """Step 5 (:func:`_final_repair`) for small events with players left.
+
+        The first window of every event is repaired in lockstep by short
+        augmenting paths, which nearly always pair everyone; an event they
+        leave short is restored and repaired alone, exactly as
+        :func:`pair_swiss_round` repairs it (blossom search, wider windows,
+        relaxed colours).
+        """
+        mate, order, base, n = self.mate, self.order, self.base, self.n
+        size = self.n_present[events]
+        odd = size % 2 == 1
+        cols = np.arange(int((size + odd).max()))
+        at = self.first_place[events][:, None] + cols
+        valid = cols < size[:, None]
+        bye = (cols == size[:, None]) & odd[:, None]
+        # Padding: the event's first slot (a real entrant, for the look-ups).
+        first = base[events][:, None]
+        seq = np.where(valid, order[np.minimum(at, order.size - 1)], first)
+        seq = np.where(bye, first + n[events][:, None], seq)
+        valid |= bye
+        saved = mate[seq]
+        self.repair_rows(
+            seq, valid, events, np.zeros(events.size, np.intp), _FINAL_RADII[:1], bye
+        )
+        short = ((mate[seq] < 0) & valid).any(axis=1)
+        for q in np.flatnonzero(short).tolist():
+            mate[seq[q, valid[q]]] = saved[q, valid[q]]
+            e = int(events[q])
+            ranked = self.local_order(e)
+            seq_e, extra = ranked, np.empty(0, dtype=np.intp)
+            if ranked.shape[0] % 2 == 1:
+                seq_e = np.append(ranked, n[e])
+                extra = np.array([n[e]], dtype=np.intp)
+            try:
+                _final_repair(
+                    self.states[e], ranked, seq_e, extra, self.view(e), self.context(e)
+                )
+            except ValueError:
+                raise _Fallback from None
+
     def check(self) -> None:
         """The contract of :func:`pair_swiss_round`, checked on every event."""
         ctx, mate, order, ev_order = self.ctx, self.mate, self.order, self.ev_order
@@ -1647,10 +1744,15 @@ class _SwissBatch:
         partner_slot = self.base[ev_order] + partner
         games = ~at_bye
         n_byes = np.bincount(ev_order[at_bye], minlength=self.n_events)
+        # Repeated games: by the tables in small events (and a player paired
+        # with themself), by binary search in large ones.
+        dense = games & ~self.large[ev_order]
+        sparse = games & self.large[ev_order]
         if (
             np.any(partner < 0)
             or np.any(mate[partner_slot] != order - self.base[ev_order])
-            or np.any(ctx.met(order[games], partner_slot[games]))
+            or not np.all(ctx.legal(order[dense], partner_slot[dense], _LOOSE))
+            or np.any(ctx.met(order[sparse], partner_slot[sparse]))
             or np.any(n_byes != self.n_present % 2)
             or np.any(ctx.had_bye[order[at_bye]])
         ):  # pragma: no cover - would be a bug in this module
@@ -1695,10 +1797,11 @@ def pair_swiss_rounds(
     when there are many events. The k-th score group of every event is paired
     in one vectorised pass over all the events (a bracket is keyed by the
     event, then the points), the short repairs inside score groups run in
-    lockstep over the events that need them, and the few events with
-    players left over get the exact final repair of
-    :func:`pair_swiss_round` one by one. Fields of more than 1,000 present
-    players are paired event by event.
+    lockstep over the events that need them, and so does the first window
+    of the final repair for the events with players left over; the rare
+    event that leaves short gets the exact final repair of
+    :func:`pair_swiss_round` alone. Fields of more than 1,000 present players
+    are paired event by event.
 
     Parameters
     ----------
@@ -1938,7 +2041,7 @@ def _record_batch(
     n_games = np.array([w.shape[0] for w in whites], dtype=np.intp)
     n_byes = np.array([y.shape[0] for y in byes], dtype=np.intp)
     score = np.concatenate(values).astype(np.float64)
-    if not np.all(np.isin(score, (0.0, 0.5, 1.0))):
+    if not np.all((score == 0.0) | (score == 0.5) | (score == 1.0)):
         return None
     named = np.concatenate([*whites, *blacks, *byes]).astype(np.intp)
     if named.size and named.min() < 0:
@@ -2058,20 +2161,24 @@ def round_robin(players: ArrayLike) -> list[Round]:
         return []
     m = n + n % 2
     half = m // 2
-    # Berger numbers (1-based) of round 1, White first, board 1 holding m.
-    white = np.arange(1, half + 1)
+    # Berger numbers (1-based) of every round at once (a row per round),
+    # White first, board 1 holding m: round r + 1 adds r * m/2 to every
+    # number of round 1 but m (modulo m - 1, in 1..m-1).
+    r = np.arange(m - 1)[:, None]
+    white = (np.arange(half) + r * half) % (m - 1) + 1
     black = np.arange(m, half, -1)
-    rounds: list[Round] = []
-    for r in range(m - 1):
-        w, b = white.copy(), black.copy()
-        if r % 2 == 1:  # Even rounds: number m has White on board 1.
-            w[0], b[0] = b[0], w[0]
-        sits = (w == n + 1) | (b == n + 1)  # Only for odd n.
-        bye = np.where(w[sits] == n + 1, b[sits], w[sits])
-        rounds.append(Round(p[w[~sits] - 1], p[b[~sits] - 1], p[bye - 1]))
-        white = np.where(white == m, m, (white - 1 + half) % (m - 1) + 1)
-        black = np.where(black == m, m, (black - 1 + half) % (m - 1) + 1)
-    return rounds
+    black = np.where(black == m, m, (black - 1 + r * half) % (m - 1) + 1)
+    # Even rounds: number m has White on board 1.
+    even = np.flatnonzero(r[:, 0] % 2 == 1)
+    white[even, 0], black[even, 0] = m, white[even, 0]
+    # Players by number; number n + 1 (odd n) is the bye, always on board 1.
+    by_number = np.append(p, -1)
+    pw, pb = by_number[white - 1], by_number[black - 1]
+    if n % 2 == 0:
+        empty = p[:0]
+        return [Round(pw[i], pb[i], empty) for i in range(m - 1)]
+    bye = np.where(white[:, :1] == m, pb[:, :1], pw[:, :1])
+    return [Round(pw[i, 1:], pb[i, 1:], bye[i]) for i in range(m - 1)]
 
 
 # --------------------------------------------------------------------------
