@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -79,6 +79,12 @@ class ListRules:
     pool_filter: PoolFilter
     initial: InitialRule
     n_lists_kept: int = 3
+    #: Whether ``pool_filter`` keeps every event but a player's first: then
+    #: only first events are grouped (the filter's verdict is the same).
+    pool_filter_first_only: bool = False
+    #: Whether ``pool_filter`` reads ``is_first``: if not, it gets all False
+    #: (first events are not looked for).
+    pool_filter_reads_first: bool = True
 
 
 class Pool(NamedTuple):
@@ -173,7 +179,7 @@ def period_k(rules: ListRules, rating: FloatArray, state_like: ListState) -> Int
         rating,
         _junior(state_like.birth_year, float(state_like.list_day[-1])),
     )
-    return np.where(np.isnan(rating), 0, k).astype(np.intp)
+    return (k * ~np.isnan(rating)).astype(np.intp, copy=False)
 
 
 def new_list_state(
@@ -335,6 +341,13 @@ def rate_list_period(
         Every game of the events rated in this period.
     day : float or None
         Date of the new list; by default the next list date of the calendar.
+
+    Notes
+    -----
+    A period whose games all use the list in force, with table 8.1.2 and one
+    rounding per period (the usual case), is rated through lookup tables
+    (:func:`_rate_by_table`); any other through :func:`_rate_on_lists`.
+    Both give the same ratings, to the last bit.
     """
     n_players = state.n_games.shape[0]
     games.check_players(n_players)
@@ -369,13 +382,141 @@ def rate_list_period(
                     "older."
                 )
             older = np.flatnonzero(which != last)
-        too_late = event_start >= new_day
-        if too_late.any():
+        # (A NaN start is never too late.)
+        if n_games and np.fmax.reduce(event_start) >= new_day:
+            too_late = event_start >= new_day
             raise ValueError(
                 f"An event starting on day {event_start[too_late][0]:g} cannot be "
                 f"rated on a list dated {new_day}."
             )
 
+    white, black, score = games.white, games.black, games.score
+    part = None
+    if older.size == 0:
+        part = _rate_by_table(rules, state, white, black, score)
+    if part is None:
+        part = _rate_on_lists(rules, state, games, event, which, older)
+
+    old = state.rating
+    new = old + part.change  # NaN stays NaN: a player unrated now gains nothing.
+    g = state.n_games + part.n_rated
+
+    new_rows, first_done = _new_pool_rows(
+        rules, state, white, black, score, event, event_start, part
+    )
+
+    # Results older than the window drop out (this period's rows stay in a
+    # window of at least one period).
+    window = state.period - rules.pool_periods
+    old_rows = state.pool
+    if old_rows.period.size and old_rows.period.min() <= window:
+        old_rows = old_rows.take(old_rows.period > window)
+    if not state.period > window:
+        new_rows = Pool.empty()
+
+    # Initial ratings, recomputed for every player unrated now who has games in
+    # this period (even against unrated opponents only: old results may have
+    # left the window), from the pool: the old rows, then the new. (Sums over
+    # other players' rows are not read; np.add.at goes on with np.bincount's
+    # per-player sums in the order of one pass over both.)
+    candidates = part.candidates
+    del part  # (large: the rows hold what is still needed)
+    n_pool = np.bincount(old_rows.player, minlength=n_players)
+    n_pool += np.bincount(new_rows.player, minlength=n_players)
+    points = player_sum(old_rows.player, old_rows.score, n_players)
+    np.add.at(points, new_rows.player, new_rows.score)
+    opp_sum = player_sum(old_rows.player, old_rows.opp_rating, n_players)
+    np.add.at(opp_sum, new_rows.player, new_rows.opp_rating)
+    ru = np.full(n_players, np.nan)
+    idx = np.flatnonzero(candidates)
+    ru[idx] = rules.initial(opp_sum[idx], n_pool[idx].astype(np.float64), points[idx])
+    with np.errstate(invalid="ignore"):
+        published = ~np.isnan(ru) & (ru >= rules.floor)
+    new = np.where(published, ru, new)
+    g = g + np.where(published, n_pool, 0)
+    # A published player's rows leave the pool.
+    stay = ~published[old_rows.player]
+    if not stay.all():
+        old_rows = old_rows.take(stay)
+    stay = ~published[new_rows.player]
+    if not stay.all():
+        new_rows = new_rows.take(stay)
+    new_rows = new_rows._replace(
+        period=np.full(new_rows.player.size, state.period, dtype=np.intp)
+    )
+    pool = old_rows.concat(new_rows) if old_rows.player.size else new_rows
+
+    # The floor: a rating below it leaves the list; the next spell starts afresh.
+    with np.errstate(invalid="ignore"):
+        dropped = new < rules.floor
+    new = np.where(dropped, np.nan, new)
+    first_done = np.where(dropped | published, False, first_done)
+
+    with np.errstate(invalid="ignore"):
+        ever_2400 = state.ever_2400 | (new >= 2400)
+        ever_2300 = state.ever_2300 | (new >= 2300)
+
+    keep = max(rules.n_lists_kept - 1, 0)
+    list_day = np.append(state.list_day[state.list_day.size - keep :], new_day)
+    interim = state._replace(
+        list_day=list_day,
+        n_games=g.astype(np.intp, copy=False),
+        ever_2400=ever_2400,
+        ever_2300=ever_2300,
+    )
+    k_new = period_k(rules, new, interim)
+    return interim._replace(
+        list_rating=np.vstack([state.list_rating[state.list_day.size - keep :], new]),
+        list_k=np.vstack([state.list_k[state.list_day.size - keep :], k_new]),
+        first_event_done=first_done,
+        period=state.period + 1,
+        pool=pool,
+    )
+
+
+class _PeriodGames(NamedTuple):
+    """What the rest of a period needs from its games.
+
+    Attributes
+    ----------
+    change : ndarray of shape (n_players,)
+        Rating change, rounded (0 for players unrated now).
+    n_rated : ndarray of shape (n_players,)
+        Rated games (G grows by these).
+    pool_white, pool_black : ndarray of shape (n_pool_white,), (n_pool_black,)
+        Games whose White (Black) alone is unrated, on the list the game uses
+        and now: their results enter the pool.
+    opp_rating : ndarray of shape (n_pool_white + n_pool_black,) or None
+        The rated opponent's rating in those games, White's games first;
+        None when it is their rating on the list in force.
+    candidates : ndarray of shape (n_players,)
+        Players unrated now with games in the period.
+    """
+
+    change: FloatArray
+    n_rated: IntArray
+    pool_white: IntArray
+    pool_black: IntArray
+    opp_rating: FloatArray | None
+    candidates: BoolArray
+
+
+def _rate_on_lists(
+    rules: ListRules,
+    state: ListState,
+    games: Games,
+    event: IntArray,
+    which: IntArray,
+    older: IntArray,
+) -> _PeriodGames:
+    """The period's games, each side on the list its event uses.
+
+    The general path: it handles events on older lists, the logistic
+    expectation and the rounding per event. ``which`` is the list of every
+    game and ``older`` the games on an older list (empty for none).
+    """
+    n_players = state.n_games.shape[0]
+    n_games = games.n_games
     # Each game seen from both sides. The sides are kept per game (White's,
     # Black's) and only the filtered ones are joined, White's sides first,
     # then Black's: the order of every per-player sum below.
@@ -433,94 +574,287 @@ def rate_list_period(
             owner.astype(np.intp), round_half_away(per_event / 100.0), n_players
         )
 
-    old = state.rating
-    new = old + change  # NaN stays NaN: a player unrated now gains nothing.
-    g = state.n_games + n_rated
-
-    # Unrated players' results against rated opponents enter their pool
-    # (unrated on the list the game uses and now).
     pool_w = nan_w & ~nan_b
     pool_b = nan_b & ~nan_w
     if older.size:
         pool_w &= now_w
         pool_b &= now_b
     to_w, to_b = np.flatnonzero(pool_w), np.flatnonzero(pool_b)
-    new_rows = Pool(
-        np.concatenate([white[to_w], black[to_b]]),
-        np.concatenate([black[to_w], white[to_b]]),
-        np.concatenate([r_b[to_w], r_w[to_b]]),
-        np.concatenate([score[to_w], 1.0 - score[to_b]]),
-        np.full(to_w.size + to_b.size, state.period, dtype=np.intp),
-    )
-    keep_new = _filter_events(
-        rules,
-        new_rows,
-        np.concatenate([event[to_w], event[to_b]]),
-        np.concatenate([event_start[to_w], event_start[to_b]]),
-        state.first_event_done,
-    )
-    first_done = state.first_event_done.copy()
-    first_done[new_rows.player] = True
-    if not keep_new.all():
-        new_rows = new_rows.take(keep_new)
-
-    # Results older than the window drop out (this period's rows stay in a
-    # window of at least one period).
-    window = state.period - rules.pool_periods
-    if rules.pool_periods >= 1:
-        old_rows = state.pool
-        if old_rows.period.size and old_rows.period.min() <= window:
-            old_rows = old_rows.take(old_rows.period > window)
-        pool = old_rows.concat(new_rows)
-    else:
-        pool = state.pool.concat(new_rows)
-        pool = pool.take(pool.period > window)
-
-    # Initial ratings, recomputed for every player unrated now who has games in
-    # this period (even against unrated opponents only: old results may have
-    # left the window).
     candidates = np.zeros(n_players, dtype=bool)
     candidates[white[now_w]] = True
     candidates[black[now_b]] = True
-    in_pool = candidates[pool.player]
-    n_pool = np.bincount(pool.player[in_pool], minlength=n_players).astype(np.float64)
-    points = player_sum(pool.player[in_pool], pool.score[in_pool], n_players)
-    opp_sum = player_sum(pool.player[in_pool], pool.opp_rating[in_pool], n_players)
-    ru = np.full(n_players, np.nan)
-    idx = np.flatnonzero(candidates)
-    ru[idx] = rules.initial(opp_sum[idx], n_pool[idx], points[idx])
-    with np.errstate(invalid="ignore"):
-        published = ~np.isnan(ru) & (ru >= rules.floor)
-    new = np.where(published, ru, new)
-    g = g + np.where(published, n_pool, 0).astype(np.intp)
-    pool = pool.take(~published[pool.player])
-
-    # The floor: a rating below it leaves the list; the next spell starts afresh.
-    with np.errstate(invalid="ignore"):
-        dropped = new < rules.floor
-    new = np.where(dropped, np.nan, new)
-    first_done = np.where(dropped | published, False, first_done)
-
-    with np.errstate(invalid="ignore"):
-        ever_2400 = state.ever_2400 | (new >= 2400)
-        ever_2300 = state.ever_2300 | (new >= 2300)
-
-    keep = max(rules.n_lists_kept - 1, 0)
-    list_day = np.append(state.list_day[state.list_day.size - keep :], new_day)
-    interim = state._replace(
-        list_day=list_day,
-        n_games=g.astype(np.intp),
-        ever_2400=ever_2400,
-        ever_2300=ever_2300,
+    return _PeriodGames(
+        change,
+        n_rated,
+        to_w,
+        to_b,
+        np.concatenate([r_b[to_w], r_w[to_b]]),
+        candidates,
     )
-    k_new = period_k(rules, new, interim)
-    return interim._replace(
-        list_rating=np.vstack([state.list_rating[state.list_day.size - keep :], new]),
-        list_k=np.vstack([state.list_k[state.list_day.size - keep :], k_new]),
-        first_event_done=first_done,
-        period=state.period + 1,
-        pool=pool,
+
+
+#: Rated players further apart than this take the general path: the lookup
+#: tables of :func:`_rate_by_table` grow with the spread.
+_MAX_TABLE_SPREAD = 10_000
+
+
+def _whole_spread(rating: FloatArray) -> tuple[float, int] | None:
+    """The lowest rating and the spread of whole ratings (NaN = unrated).
+
+    None if a rating is not a whole number or the spread is above
+    ``_MAX_TABLE_SPREAD``: then no table by difference is made.
+    """
+    low = high = 0.0
+    if not np.isnan(rating).all():
+        low, high = float(np.fmin.reduce(rating)), float(np.fmax.reduce(rating))
+    if not high - low <= _MAX_TABLE_SPREAD:
+        return None
+    off = np.rint(rating)
+    off -= rating  # 0 for a whole rating (NaN for the unrated)
+    if (off > 0).any() or (off < 0).any():
+        return None
+    return low, int(high - low)
+
+
+def _pd_by_difference(rules: ListRules, half: int) -> tuple[FloatArray, FloatArray]:
+    """PD in hundredths (table 8.1.2) for ``D = -half .. half``, capped and real.
+
+    Read as :func:`expected_hundredths` and :func:`_sides_expected` read it,
+    value by value: a table by ``D + half`` gives their results.
+    """
+    d = np.arange(-half, half + 1, dtype=np.float64)
+    real = pd_hundredths(d).astype(np.float64)
+    capped = real
+    if rules.cap is not None:
+        capped = pd_hundredths(np.clip(d, -rules.cap, rules.cap)).astype(np.float64)
+    return capped, real
+
+
+def _expected_by_table(
+    rules: ListRules, rating: FloatArray, white: IntArray, black: IntArray
+) -> FloatArray | None:
+    """White's PD in the games, through a table by difference; None if none applies.
+
+    :func:`rules_expected` of ``rating[white]`` and ``rating[black]``, over
+    100, for table 8.1.2 and whole ratings (no NaN): White's code minus
+    Black's is ``D + half``, plus ``width`` when White is exempt from the cap.
+    """
+    if rules.expectation != "table" or white.ndim != 1 or rating.size == 0:
+        return None
+    spread = _whole_spread(rating)
+    if spread is None:
+        return None
+    low, half = spread
+    width = 2 * half + 1
+    capped, real = _pd_by_difference(rules, half)
+    code_w = rating - low + half
+    if rules.cap is not None and rules.exempt_from is not None:
+        exempt = rating >= rules.exempt_from
+        if exempt.any():
+            capped = np.concatenate([capped, real])
+            code_w += width * exempt
+    code_b = (rating - low).astype(np.intp)
+    at = code_w.astype(np.intp)[white]
+    at -= code_b[black]
+    out: FloatArray = np.take(capped / 100.0, at)
+    return out
+
+
+def _rate_by_table(
+    rules: ListRules,
+    state: ListState,
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+) -> _PeriodGames | None:
+    """The period's games through one table lookup per game and side.
+
+    The fast path for every game on the list in force, PD from table 8.1.2
+    and one rounding per period; None where it does not apply (then
+    :func:`_rate_on_lists` gives the same result).
+
+    Everything a game contributes depends only on its score, on which sides
+    are rated, which are exempt from the cap and on the difference ``D`` of
+    whole ratings. Each player gets one integer code per colour such that
+    ``code_w[white] - code_b[black]`` numbers these cases, the score adds
+    its own offset, and two small tables map the number to White's and
+    Black's weight: no game array is compacted or sorted. A weight is
+    ``unit + 100 * score - PD`` for a side of a rated game, ``unit`` for an
+    unrated player's side and 0 for a rated player's side against an
+    unrated one, so one scatter-add per colour sums both the terms and the
+    games. ``unit`` is a power of two above ``200 * n_games`` and every term
+    a whole number in [-100, 100]: every partial sum is a whole number below
+    2**53, so the sums are exact in any order (the same as the general
+    path's) and ``rint(sum / unit)`` splits them exactly into the games and
+    ``sum(100 * score - PD)``.
+    """
+    if rules.expectation != "table" or rules.rounding != "period":
+        return None
+    rating = state.rating
+    n_players = rating.shape[0]
+    n_games = white.shape[0]
+    unit = 2.0 ** (200 * n_games).bit_length()
+    if (unit + 100.0) * n_games >= 2.0**53:
+        return None
+    spread = _whole_spread(rating)
+    if spread is None:
+        return None
+    low, half = spread
+    unrated = np.isnan(rating)
+
+    # Cases of a game: status (0 both rated, 1 White alone unrated, 2 Black
+    # alone unrated, 3 both unrated) * block + exemption (White exempt + 2 *
+    # Black exempt, when anyone is) * width + D + half.
+    width = 2 * half + 1
+    exempt: FloatArray | float = 0.0
+    n_sub = 1
+    if rules.cap is not None and rules.exempt_from is not None:
+        with np.errstate(invalid="ignore"):
+            is_exempt = rating >= rules.exempt_from
+        if is_exempt.any():
+            exempt, n_sub = width * is_exempt.astype(np.float64), 4
+    block = n_sub * width
+    # (np.fmin and np.fmax put the unrated players' codes in place of NaN:
+    # the rated players' codes are below half + block and above -2 * block.)
+    code_w = np.fmin(rating - low + half + exempt, half + block).astype(np.intp)
+    code_b = np.fmax(rating - low - 2 * exempt, -2 * block).astype(np.intp)
+
+    # PD of each side by D, as _sides_expected reads it: the capped
+    # difference, or the real one for an exempt side.
+    capped, real = _pd_by_difference(rules, half)
+    pd_w = np.stack([capped, real, capped, real][:n_sub])
+    pd_b = 100.0 - np.stack([capped, capped, real, real][:n_sub])
+    s = np.array([0.0, 0.5, 1.0])[:, None, None]
+    table_w = np.empty((3, 4, block))
+    table_w[:, 0] = (unit + (100.0 * s - pd_w)).reshape(3, block)
+    table_w[:, 1] = table_w[:, 3] = unit
+    table_w[:, 2] = 0.0
+    table_b = np.empty((3, 4, block))
+    table_b[:, 0] = (unit + (100.0 * (1.0 - s) - pd_b)).reshape(3, block)
+    table_b[:, 1] = 0.0
+    table_b[:, 2] = table_b[:, 3] = unit
+
+    # The game arrays are large: fancy indexing (np.take copies the read-only
+    # game arrays it indexes with), np.add.at (np.bincount copies them too),
+    # and buffers reused.
+    case = code_w[white]
+    at = code_b[black]
+    case -= at
+    status = np.take(np.repeat(np.arange(4, dtype=np.int8), block), case)
+    np.multiply(score, 8 * block, out=at, casting="unsafe")  # 0, 1, 2 tables on
+    at += case
+    weight = case.view(np.float64)  # the spent cases' buffer takes the weights
+    # (In range: mode="clip" only spares np.take a buffered copy of ``out``.)
+    np.take(table_w.ravel(), at, out=weight, mode="clip")
+    sums = np.zeros(n_players)
+    np.add.at(sums, white, weight)
+    np.take(table_b.ravel(), at, out=weight, mode="clip")
+    np.add.at(sums, black, weight)
+    pool_white, pool_black = np.flatnonzero(status == 1), np.flatnonzero(status == 2)
+    del case, at, weight, status  # (before the per-player arrays: less to map)
+    n_seen = sums / unit
+    np.rint(n_seen, out=n_seen)
+    total = sums
+    total -= n_seen * unit  # sum(100 * score - PD) over rated games
+
+    n_rated = (n_seen * ~unrated).astype(np.intp)
+    k_player = state.k
+    if rules.rule_700:
+        k_player = apply_700_rule(k_player, n_rated)
+    # K * sum(...) is the sum of K * (...): whole numbers, exactly.
+    change = k_player * total
+    change /= 100.0
+    change = round_half_away(change)
+    return _PeriodGames(
+        change,
+        n_rated,
+        pool_white,
+        pool_black,
+        None,
+        unrated & (n_seen > 0),
     )
+
+
+class _NewRows(NamedTuple):
+    """The period's new pool rows as sides of its games, White's rows first.
+
+    A row is White's side of a game in ``on_white`` or Black's side of a game
+    in ``on_black``; its fields are gathered from the game arrays on demand
+    (``np.concatenate([a[on_white], b[on_black]])``, gathered in place).
+    """
+
+    white: IntArray
+    black: IntArray
+    score: FloatArray
+    on_white: IntArray
+    on_black: IntArray
+
+    def of(self, for_white: NDArray[Any], for_black: NDArray[Any]) -> NDArray[Any]:
+        """Per row: ``for_white`` of White's rows' games, ``for_black`` of Black's."""
+        n_white = self.on_white.size
+        out = np.empty(n_white + self.on_black.size, dtype=for_white.dtype)
+        # (The positions are in range: mode="clip" only spares np.take the
+        # buffered copy of ``out`` it makes in the default mode.)
+        np.take(for_white, self.on_white, out=out[:n_white], mode="clip")
+        np.take(for_black, self.on_black, out=out[n_white:], mode="clip")
+        return out
+
+    def scores(self) -> FloatArray:
+        """Each row's score: White's, or Black's ``1 - score``."""
+        out: FloatArray = self.of(self.score, self.score)
+        np.subtract(1.0, out[self.on_white.size :], out=out[self.on_white.size :])
+        return out
+
+    def take(self, at: IntArray) -> _NewRows:
+        """The rows at the increasing positions ``at``."""
+        split = int(np.searchsorted(at, self.on_white.size))
+        return self._replace(
+            on_white=self.on_white[at[:split]],
+            on_black=self.on_black[at[split:] - self.on_white.size],
+        )
+
+
+def _new_pool_rows(
+    rules: ListRules,
+    state: ListState,
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+    event: IntArray,
+    event_start: FloatArray,
+    part: _PeriodGames,
+) -> tuple[Pool, BoolArray]:
+    """The period's new pool rows, and ``first_event_done`` after them.
+
+    Unrated players' results against rated opponents (unrated on the list
+    the game uses and now), White's rows, then Black's, that pass the
+    system's per-event rules. Their ``period`` is a read-only broadcast of
+    the current period, for the caller to fill in for the rows it keeps.
+    """
+    rows = _NewRows(white, black, score, part.pool_white, part.pool_black)
+    player = rows.of(white, black)
+    keep = _filter_events(
+        rules, rows, player, event, event_start, state.first_event_done
+    )
+    first_done = state.first_event_done.copy()
+    first_done[player] = True
+    # The kept rows alone are gathered (np.take with positions).
+    opp_rating = part.opp_rating
+    if not keep.all():
+        at = np.flatnonzero(keep)
+        rows, player = rows.take(at), player[at]
+        if opp_rating is not None:
+            opp_rating = opp_rating[at]
+        del at, keep
+    opp = rows.of(black, white)
+    pool = Pool(
+        player,
+        opp,
+        state.rating[opp] if opp_rating is None else opp_rating,
+        rows.scores(),
+        np.broadcast_to(np.intp(state.period), player.shape),
+    )
+    return pool, first_done
 
 
 def _pair_groups(
@@ -572,26 +906,50 @@ def _event_groups(
             group_event.astype(np.intp),
             np.bincount(met, minlength=n_groups),
         )
-    key = ((p - lows[0]) * e_span + (e - lows[1])) * o_span + (o - lows[2])
-    order = np.argsort(key)
-    sorted_key = key[order]
-    pair = sorted_key // o_span
-    new_group = np.empty(key.size, dtype=bool)
-    new_group[0] = True
-    np.not_equal(pair[1:], pair[:-1], out=new_group[1:])
-    group_sorted = np.cumsum(new_group) - 1
-    inv = np.empty(key.size, dtype=np.intp)
-    inv[order] = group_sorted
-    group_key = pair[new_group]
-    new_opp = np.empty(key.size, dtype=bool)
+    key = p - lows[0]
+    key *= e_span
+    key += e - lows[1]
+    key *= o_span
+    key += o - lows[2]
+    n = key.size
+    shift = n.bit_length()
+    if (int(p.max()) - lows[0] + 1) * e_span * o_span << shift <= 2**63:
+        # The row number in the low bits: a plain sort of the keys (several
+        # times faster than an argsort) gives the order too.
+        key <<= shift
+        key |= np.arange(n)
+        key.sort()
+        sorted_key = key >> shift
+        order = key
+        order &= (1 << shift) - 1
+    else:
+        order = np.argsort(key)
+        sorted_key = key[order]
+    # (In place where possible and positions, not masks: these arrays are
+    # large.)
+    new_opp = np.empty(n, dtype=bool)
     new_opp[0] = True
     np.not_equal(sorted_key[1:], sorted_key[:-1], out=new_opp[1:])
-    return (
-        inv,
-        (group_key // e_span + lows[0]).astype(np.intp),
-        (group_key % e_span + lows[1]).astype(np.intp),
-        np.bincount(group_sorted[new_opp], minlength=group_key.size),
-    )
+    sorted_key //= o_span  # now the (player, event) pair
+    new_group = np.empty(n, dtype=bool)
+    new_group[0] = True
+    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new_group[1:])
+    starts = np.flatnonzero(new_group)
+    group_key = sorted_key[starts]
+    del sorted_key
+    group_sorted = np.cumsum(new_group)
+    group_sorted -= 1
+    inv = np.empty(n, dtype=np.intp)
+    inv[order] = group_sorted
+    del order, group_sorted
+    # Distinct opponents: the new keys within each group (a group's first
+    # key is new), counted by differences of a running count.
+    running = np.cumsum(new_opp)
+    n_opponents = np.diff(running[starts], append=running[-1] + 1)
+    group_player = group_key // e_span
+    group_event = group_key - group_player * e_span + lows[1]
+    group_player += lows[0]
+    return inv, group_player, group_event, n_opponents
 
 
 def _first_events(ev_player: IntArray, ev_start: FloatArray) -> BoolArray:
@@ -615,28 +973,108 @@ def _first_events(ev_player: IntArray, ev_start: FloatArray) -> BoolArray:
 
 def _filter_events(
     rules: ListRules,
-    rows: Pool,
+    rows: _NewRows,
+    player: IntArray,
     event: IntArray,
     event_start: FloatArray,
     first_event_done: BoolArray,
 ) -> BoolArray:
-    """Which new pool rows survive the system's per-event rules."""
-    if rows.player.size == 0:
+    """Which new pool rows survive the system's per-event rules.
+
+    ``player`` is every row's player; ``event`` and ``event_start`` are
+    those of every game.
+    """
+    if player.size == 0:
         return np.ones(0, dtype=bool)
+    row_event = rows.of(event, event)
+    row_start = None
+    if rules.pool_filter_first_only or rules.pool_filter_reads_first:
+        row_start = rows.of(event_start, event_start)
+    if (
+        rules.pool_filter_first_only
+        and row_start is not None
+        and not np.isnan(row_start).any()  # (NaN starts: by groups)
+    ):
+        # Only the rows of a first event can go: group those alone.
+        at = np.flatnonzero(
+            _first_event_rows(player, row_event, row_start, first_event_done.size)
+            & ~first_event_done[player]
+        )
+        keep = np.ones(player.size, dtype=bool)
+        if at.size:
+            first = rows.take(at)
+            keep[at] = _filter_groups(
+                rules,
+                player[at],
+                first.of(first.black, first.white),
+                first.scores(),
+                row_event[at],
+                None,
+                None,
+            )
+        return keep
+    return _filter_groups(
+        rules,
+        player,
+        rows.of(rows.black, rows.white),
+        rows.scores(),
+        row_event,
+        row_start,
+        first_event_done,
+    )
+
+
+def _filter_groups(
+    rules: ListRules,
+    player: IntArray,
+    opp: IntArray,
+    score: FloatArray,
+    event: IntArray,
+    event_start: FloatArray | None,
+    first_event_done: BoolArray | None,
+) -> BoolArray:
+    """:func:`_filter_events` on every (player, event) group of some rows.
+
+    ``first_event_done`` None means that every row is in its player's first
+    event; ``event_start`` may be None where ``is_first`` is not computed.
+    """
     # One group per (player, event); distinct rated opponents met in each,
     # not games: a double round against two players is two opponents.
-    inv, ev_player, _, ev_opponents = _event_groups(rows.player, event, rows.opp)
+    inv, ev_player, _, ev_opponents = _event_groups(player, event, opp)
     n_events = ev_player.size
     ev_points = np.asarray(
-        np.bincount(inv, weights=rows.score, minlength=n_events), dtype=np.float64
+        np.bincount(inv, weights=score, minlength=n_events), dtype=np.float64
     )
-    ev_start = np.full(n_events, np.inf)
-    np.minimum.at(ev_start, inv, event_start)
-    # The first event of a spell: the earliest (then lowest id) event of a
-    # player who has not had one yet.
-    is_first = _first_events(ev_player, ev_start) & ~first_event_done[ev_player]
+    if first_event_done is None:
+        is_first = np.ones(n_events, dtype=bool)
+    elif event_start is None or not rules.pool_filter_reads_first:
+        is_first = np.zeros(n_events, dtype=bool)
+    else:
+        ev_start = np.full(n_events, np.inf)
+        np.minimum.at(ev_start, inv, event_start)
+        # The first event of a spell: the earliest (then lowest id) event of a
+        # player who has not had one yet.
+        is_first = _first_events(ev_player, ev_start) & ~first_event_done[ev_player]
     keep_event = rules.pool_filter(is_first, ev_opponents, ev_points)
     return np.asarray(keep_event[inv])
+
+
+def _first_event_rows(
+    player: IntArray, event: IntArray, event_start: FloatArray, n_players: int
+) -> BoolArray:
+    """Rows in their player's first event, as :func:`_first_events` picks it.
+
+    Without grouping: an event starts at the earliest start of its rows, so
+    the player's earliest events are those with a row at the player's
+    earliest start, and the first is the lowest id among them. For starts
+    without NaN.
+    """
+    earliest = np.full(n_players, np.inf)
+    np.minimum.at(earliest, player, event_start)
+    last = np.iinfo(np.intp).max
+    first = np.full(n_players, last)
+    np.minimum.at(first, player, np.where(event_start == earliest[player], event, last))
+    return np.asarray(event == first[player])
 
 
 class ListSystem:
@@ -704,6 +1142,9 @@ class ListSystem:
         r = np.where(np.isnan(state.rating), self.unrated_prediction, state.rating)
         w = np.asarray(white, dtype=np.intp)
         b = np.asarray(black, dtype=np.intp)
+        by_table = _expected_by_table(self.rules, r, w, b)
+        if by_table is not None:
+            return by_table
         return rules_expected(self.rules, r[w], r[b]) / 100.0
 
     def rate(

@@ -271,6 +271,8 @@ class Classic(ListSystem):
             pool_periods=self.pool_periods,
             pool_filter=pool_filter,
             initial=initial,
+            # B0206 judges every event alike.
+            pool_filter_reads_first=False,
         )
 
     def rate(

@@ -79,7 +79,9 @@ def k_factor(
             young = np.asarray(junior) & (rating < 2300)
     k = np.where(g < 30, 40, 20)
     k = np.where(young, 40, k)
-    return np.where(np.asarray(ever_2400, dtype=bool), 10, k).astype(np.intp)
+    return np.where(np.asarray(ever_2400, dtype=bool), 10, k).astype(
+        np.intp, copy=False
+    )
 
 
 def initial_rating(
@@ -278,6 +280,8 @@ class Fide(ListSystem):
             pool_periods=self.pool_periods,
             pool_filter=pool_filter,
             initial=initial,
+            # 8.2.2 can drop a first event only.
+            pool_filter_first_only=True,
         )
 
 

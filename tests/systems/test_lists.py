@@ -1,0 +1,185 @@
+"""The list machinery's fast paths against its general ones (``_lists.py``).
+
+Each fast path must give the general path's result bit for bit: ratings are
+rounded, so a last-bit difference could flip a published rating.
+"""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from simulator.systems._common import Games
+from simulator.systems._lists import (
+    _event_groups,
+    _expected_by_table,
+    _filter_events,
+    _first_event_rows,
+    _first_events,
+    _NewRows,
+    _rate_by_table,
+    _rate_on_lists,
+    new_list_state,
+    rules_expected,
+)
+from simulator.systems.classic import Classic
+from simulator.systems.fide import Fide, fide_2024
+
+SYSTEMS = {
+    "fide": Fide(),
+    "fide-2024": fide_2024(),
+    "classic": Classic(),
+    "no-cap": Fide(cap=None),
+    "exempt-1900": Fide(exempt_from=1900.0),
+    "odd-cap": Fide(cap=120.5, exempt_from=1800.0, k_factor=800),
+    "no-700": Fide(rule_700=False),
+}
+
+
+def random_period(seed, n_players=60, n_games=800, sd=400.0):
+    """A state (some players unrated) and a period of games with events."""
+    rng = np.random.default_rng(seed)
+    rating = np.rint(rng.normal(1900.0, sd, n_players))
+    rating[rng.random(n_players) < 0.3] = np.nan
+    white = rng.integers(0, n_players, n_games)
+    black = (white + 1 + rng.integers(0, n_players - 1, n_games)) % n_players
+    score = rng.choice([0.0, 0.5, 1.0], n_games)
+    event = rng.integers(0, 15, n_games)
+    start = rng.integers(0, 3, 15).astype(float)[event]
+    return rating, Games(white, black, score, None, event, start)
+
+
+@pytest.mark.parametrize("name", sorted(SYSTEMS))
+@pytest.mark.parametrize("seed", range(3))
+def test_rate_by_table_matches_the_general_path(name, seed):
+    system = SYSTEMS[name]
+    rating, games = random_period(seed)
+    with np.errstate(invalid="ignore"):
+        rating = np.where(rating < system.floor, np.nan, rating)
+    state = new_list_state(
+        system.rules, rating.size, rating=rating, n_games=np.arange(rating.size)
+    )
+    none = np.empty(0, dtype=np.intp)
+    fast = _rate_by_table(system.rules, state, games.white, games.black, games.score)
+    general = _rate_on_lists(system.rules, state, games, games.event, none, none)
+    assert fast is not None
+    for field in ("change", "n_rated", "pool_white", "pool_black", "candidates"):
+        a, b = getattr(fast, field), getattr(general, field)
+        assert a.dtype == b.dtype, field
+        np.testing.assert_array_equal(a, b, err_msg=field)
+    # The fast path leaves the opponents' ratings to the list in force.
+    assert fast.opp_rating is None
+    opp = np.concatenate([games.black[fast.pool_white], games.white[fast.pool_black]])
+    np.testing.assert_array_equal(general.opp_rating, state.rating[opp])
+
+
+@pytest.mark.parametrize(
+    "system, rating",
+    [
+        (Fide(expectation="formula"), [1500.0, 1600.0]),
+        (Fide(rounding="event"), [1500.0, 1600.0]),
+        (Fide(), [1500.0, 1600.5]),  # not a whole rating
+        (Fide(), [1500.0, 1500.0 + 20_000.0]),  # too far apart for the tables
+    ],
+)
+def test_rate_by_table_declines(system, rating):
+    state = new_list_state(system.rules, 2, rating=rating)
+    state = state._replace(list_rating=np.array([rating]))
+    games = Games(np.array([0]), np.array([1]), np.array([1.0]))
+    assert (
+        _rate_by_table(system.rules, state, games.white, games.black, games.score)
+        is None
+    )
+
+
+def test_new_rows_gather_both_sides():
+    white, black = np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7])
+    score = np.array([1.0, 0.5, 0.0, 1.0])
+    rows = _NewRows(white, black, score, np.array([1, 3]), np.array([0, 2]))
+    assert rows.of(white, black).tolist() == [1, 3, 4, 6]
+    assert rows.of(black, white).tolist() == [5, 7, 0, 2]
+    assert rows.scores().tolist() == [0.5, 1.0, 0.0, 1.0]
+    some = rows.take(np.array([1, 2]))
+    assert some.on_white.tolist() == [3]
+    assert some.on_black.tolist() == [0]
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_first_event_rows_match_the_groups(seed):
+    rng = np.random.default_rng(seed)
+    n = 500
+    player = rng.integers(0, 40, n)
+    event = rng.integers(0, 30, n)
+    start = rng.integers(0, 4, n).astype(float)  # even within an event
+    inv, ev_player, _, _ = _event_groups(player, event, rng.integers(0, 50, n))
+    ev_start = np.full(ev_player.size, np.inf)
+    np.minimum.at(ev_start, inv, start)
+    expected = _first_events(ev_player, ev_start)[inv]
+    np.testing.assert_array_equal(_first_event_rows(player, event, start, 40), expected)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_event_groups_agree_on_every_key_size(seed):
+    """The packed sort, the argsort and the pair grouping give the same groups."""
+    rng = np.random.default_rng(seed)
+    n = 1000
+    player = rng.integers(0, 30, n)
+    event = rng.integers(-5, 10, n)
+    opp = rng.integers(0, 20, n)
+    small = _event_groups(player, event, opp)
+    # Order-preserving spreads of the opponents' ids: too wide to pack the
+    # row number in (argsort), then too wide for one key (pair grouping).
+    for factor in (2**40, 2**50):
+        wide = _event_groups(player, event, opp * factor)
+        for a, b in zip(small, wide, strict=True):
+            np.testing.assert_array_equal(a, b)
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_first_event_filter_matches_the_groups(seed):
+    rules = Fide().rules
+    rng = np.random.default_rng(seed)
+    n_players, n_games = 30, 400
+    white = rng.integers(0, n_players, n_games)
+    black = (white + 1 + rng.integers(0, n_players - 1, n_games)) % n_players
+    score = rng.choice([0.0, 0.5, 1.0], n_games, p=[0.8, 0.1, 0.1])
+    event = rng.integers(0, 40, n_games)
+    start = rng.integers(0, 3, n_games).astype(float)
+    done = rng.random(n_players) < 0.3
+    # Mostly lost games: White's rows where White scored 0, Black's where 1.
+    rows = _NewRows(
+        white,
+        black,
+        score,
+        np.flatnonzero(white < 10),
+        np.flatnonzero((black < 10) & (score == 1.0)),
+    )
+    player = rows.of(white, black)
+    by_groups = dataclasses.replace(rules, pool_filter_first_only=False)
+    keep = _filter_events(rules, rows, player, event, start, done)
+    np.testing.assert_array_equal(
+        keep, _filter_events(by_groups, rows, player, event, start, done)
+    )
+    assert not keep.all()  # the zero-score first events are met
+
+
+@pytest.mark.parametrize("name", sorted(SYSTEMS))
+def test_expected_by_table_matches_rules_expected(name):
+    system = SYSTEMS[name]
+    rng = np.random.default_rng(1)
+    rating = np.rint(rng.normal(2000.0, 500.0, 50))
+    white, black = rng.integers(0, 50, 2000), rng.integers(0, 50, 2000)
+    by_table = _expected_by_table(system.rules, rating, white, black)
+    assert by_table is not None
+    expected = rules_expected(system.rules, rating[white], rating[black]) / 100.0
+    np.testing.assert_array_equal(by_table, expected)
+
+
+def test_expected_by_table_declines():
+    white = black = np.array([0, 1])
+    whole, half = np.array([1500.0, 1600.0]), np.array([1500.0, 1600.5])
+    assert (
+        _expected_by_table(Fide(expectation="formula").rules, whole, white, black)
+        is None
+    )
+    assert _expected_by_table(Fide().rules, half, white, black) is None
