@@ -1139,13 +1139,24 @@ class ListSystem:
 
         Unrated players count as rated ``unrated_prediction`` here only.
         """
-        r = np.where(np.isnan(state.rating), self.unrated_prediction, state.rating)
         w = np.asarray(white, dtype=np.intp)
         b = np.asarray(black, dtype=np.intp)
-        by_table = _expected_by_table(self.rules, r, w, b)
-        if by_table is not None:
-            return by_table
-        return rules_expected(self.rules, r[w], r[b]) / 100.0
+        # The games' players only, as a round is often far smaller than the
+        # pool.
+        pred = self.unrated_prediction
+        r_w = state.rating[w]
+        r_w = np.where(np.isnan(r_w), pred, r_w)
+        r_b = state.rating[b]
+        r_b = np.where(np.isnan(r_b), pred, r_b)
+        if w.ndim == 1 and b.shape == w.shape:
+            n = w.shape[0]
+            sides = np.arange(2 * n)
+            by_table = _expected_by_table(
+                self.rules, np.concatenate([r_w, r_b]), sides[:n], sides[n:]
+            )
+            if by_table is not None:
+                return by_table
+        return rules_expected(self.rules, r_w, r_b) / 100.0
 
     def rate(
         self, state: ListState, games: Games, *, day: float | None = None
