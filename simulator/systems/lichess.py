@@ -64,9 +64,9 @@ from simulator.systems.glicko2 import (
     EPSILON,
     SCALE,
     _logistic_into,
+    _new_volatility,
     expected,
     g,
-    new_volatility,
 )
 from simulator.systems.glicko2 import RATING as GLICKO2_CENTRE
 
@@ -287,7 +287,8 @@ def _rate_sides(
     """
     k = score.shape[0]
     # Step 2: convert to the Glicko-2 scale.
-    mu = (rating - GLICKO2_CENTRE) / SCALE
+    mu = np.subtract(rating, GLICKO2_CENTRE)
+    mu /= SCALE
     phi = rd / SCALE
     half = advantage / 2.0 / SCALE
 
@@ -303,8 +304,9 @@ def _rate_sides(
 
     # Steps 3-4: one game each, so the sums have a single term:
     # v = 1 / (g_opp * g_opp * e_own * (1 - e_own)), gain = g_opp * (s_own -
-    # e_own), s_own the score on White's side and 1 - score on Black's.
-    v = g_opp * g_opp
+    # e_own), s_own the score on White's side and 1 - score on Black's. In
+    # place, in buffers that are free (g_side after g_opp).
+    v = np.multiply(g_opp, g_opp, out=g_side)
     v *= e_own
     gain = np.subtract(1.0, e_own)
     v *= gain
@@ -313,12 +315,13 @@ def _rate_sides(
     np.subtract(1.0, score, out=gain[k:])
     gain[k:] -= e_own[k:]
     gain *= g_opp
-    delta = v * gain
+    delta = np.multiply(v, gain, out=e_own)
 
     # Step 5: new volatility.
-    sigma_p = new_volatility(
+    phi2 = phi**2
+    sigma_p = _new_volatility(
         sigma,
-        phi,
+        phi2,
         v,
         delta,
         tau=tau,
@@ -326,13 +329,21 @@ def _rate_sides(
         max_iterations=max_iterations,
     )
     # Step 6: zero elapsed periods (skipDeviationIncrease), phi* = phi.
-    phi_star = phi
-    # Step 7: new deviation and rating (from the unshifted mu).
-    phi_p = 1.0 / np.sqrt(1.0 / phi_star**2 + 1.0 / v)
-    mu_p = mu + phi_p**2 * gain
+    # Step 7: new deviation phi' = 1 / sqrt(1 / phi*^2 + 1 / v) and rating
+    # mu' = mu + phi'^2 gain (from the unshifted mu), in place.
+    phi_p = np.divide(1.0, phi2, out=phi2)
+    phi_p += np.divide(1.0, v, out=v)
+    np.sqrt(phi_p, out=phi_p)
+    np.divide(1.0, phi_p, out=phi_p)
+    step = np.multiply(phi_p, phi_p, out=g_opp)
+    step *= gain
+    mu += step
 
     # Step 8: back to the Glicko scale.
-    return SCALE * mu_p + GLICKO2_CENTRE, SCALE * phi_p, sigma_p
+    mu *= SCALE
+    mu += GLICKO2_CENTRE
+    phi_p *= SCALE
+    return mu, phi_p, sigma_p
 
 
 def provisional(
@@ -547,13 +558,15 @@ class Lichess:
         """
         n_players = state.rating.shape[0]
         games.check_players(n_players)
-        rating = state.rating.copy()
-        rd = state.rd.copy()
-        volatility = state.volatility.copy()
-        n_games = state.n_games.copy()
-        last_day = state.last_day.copy()
         if games.n_games == 0:
-            return LichessState(rating, rd, volatility, n_games, last_day)
+            rating, rd, volatility, n_games, last_day = state
+            return LichessState(
+                rating.copy(),
+                rd.copy(),
+                volatility.copy(),
+                n_games.copy(),
+                last_day.copy(),
+            )
         if games.day is not None:
             days = np.asarray(games.day, dtype=np.float64)
         elif day is not None:
@@ -565,74 +578,137 @@ class Lichess:
             )
         if not np.all(np.isfinite(days)):
             raise ValueError("Lichess.rate: game days must be finite numbers.")
+        white, black, score = games.white, games.black, games.score
+        if _disjoint(white, black):
+            # The engine's rounds: one round, the games as they are.
+            return self._rate_round(state, white, black, score, days)
+        for idx in split_rounds(white, black):
+            state = self._rate_round(
+                state, white[idx], black[idx], score[idx], days[idx]
+            )
+        return state
+
+    def _rate_round(
+        self,
+        state: LichessState,
+        white: IntArray,
+        black: IntArray,
+        score: FloatArray,
+        days: FloatArray,
+    ) -> LichessState:
+        """Rate one round of games (every player in at most one) from ``state``.
+
+        Returns a new state; ``state`` is not modified.
+        """
+        n_players = state.rating.shape[0]
+        k = white.shape[0]
+        player = np.concatenate([white, black])
+        stored = state.rating[player]
+        before = state.last_day[player]
+
+        # 1. The stored values, clamped (lila toGlickoPlayer: Glicko.cap),
+        # as _clamp does, in place.
+        r0 = np.maximum(stored, self.min_rating)
+        rd0 = state.rd[player]
+        np.clip(rd0, self.min_rd, self.max_rd, out=rd0)
+        s0 = state.volatility[player]
+        np.minimum(s0, self.max_volatility, out=s0)
+
+        # 2. RD growth by the days since the last game, none before the
+        # first (lila Glicko.liveDeviation), then clamped.
+        elapsed = np.empty(2 * k)
+        np.subtract(days, before[:k], out=elapsed[:k])
+        np.subtract(days, before[k:], out=elapsed[k:])
+        elapsed = np.where(np.isnan(before), 0.0, elapsed)
+        if np.any(elapsed < 0):
+            i = int(np.flatnonzero(elapsed < 0)[0])
+            raise ValueError(
+                f"Lichess.rate: player {int(player[i])} has a game on day "
+                f"{days[i % k]!r}, before their last game on day "
+                f"{before[i]!r}."
+            )
+        # grow_rd's operations, in place: SCALE * sqrt(phi * phi + t * sigma
+        # * sigma), phi = rd / SCALE, t = elapsed * periods per day.
+        t = elapsed
+        t *= self.rd_growth_per_day
+        t *= s0
+        t *= s0
+        grown = np.divide(rd0, SCALE, out=rd0)
+        grown *= grown
+        grown += t
+        np.sqrt(grown, out=grown)
+        grown *= SCALE
+        np.clip(grown, self.min_rd, self.max_rd, out=grown)
+
+        # 3. Glicko-2 for a one-game period, phi* = phi, colour advantage in E.
+        r1, rd1, s1 = _rate_sides(
+            r0,
+            grown,
+            s0,
+            score,
+            tau=self.tau,
+            epsilon=self.epsilon,
+            advantage=self.advantage,
+            max_iterations=MAX_ITERATIONS,
+        )
+
+        # 4. Rating regulator: gains over the clamped pre-game rating grow.
+        # (In place at the positions of the gains: r1 is this round's own.)
         factor = REGULATOR_FACTORS[self.speed] if self.regulator else 1.0
+        up = np.flatnonzero(r1 > r0)
+        r1_up = r1[up]
+        rise = np.subtract(r1_up, r0[up])
+        rise *= factor - 1.0
+        r1[up] = np.add(r1_up, rise, out=rise)
 
-        for idx in split_rounds(games.white, games.black):
-            player = np.concatenate([games.white[idx], games.black[idx]])
-            when = np.concatenate([days[idx], days[idx]])
-            stored = rating[player]
-            before = last_day[player]
+        # 5. At most max_rating_delta from the stored rating (Perf.addOrReset).
+        low = stored - self.max_rating_delta
+        high = np.add(stored, self.max_rating_delta, out=stored)
+        np.clip(r1, low, high, out=r1)
 
-            # 1. The stored values, clamped (lila toGlickoPlayer: Glicko.cap).
-            r0, rd0, s0 = self._clamp(stored, rd[player], volatility[player])
-
-            # 2. RD growth by the days since the last game, none before the
-            # first (lila Glicko.liveDeviation), then clamped.
-            elapsed = np.where(np.isnan(before), 0.0, when - before)
-            if np.any(elapsed < 0):
-                i = int(np.flatnonzero(elapsed < 0)[0])
-                raise ValueError(
-                    f"Lichess.rate: player {int(player[i])} has a game on day "
-                    f"{when[i]!r}, before their last game on day "
-                    f"{before[i]!r}."
-                )
-            rd0 = np.clip(
-                grow_rd(rd0, s0, elapsed, periods_per_day=self.rd_growth_per_day),
-                self.min_rd,
-                self.max_rd,
-            )
-
-            # 3. Glicko-2 for a one-game period, phi* = phi, colour advantage in E.
-            # (The sides are distinct players: split_rounds made the round.)
-            r1, rd1, s1 = _rate_sides(
-                r0,
-                rd0,
-                s0,
-                games.score[idx],
-                tau=self.tau,
-                epsilon=self.epsilon,
-                advantage=self.advantage,
-                max_iterations=MAX_ITERATIONS,
-            )
-
-            # 4. Rating regulator: gains over the clamped pre-game rating grow.
-            # (In place at the positions of the gains: r1 is this round's own.)
-            up = np.flatnonzero(r1 > r0)
-            r1[up] = r1[up] + (r1[up] - r0[up]) * (factor - 1.0)
-
-            # 5. At most max_rating_delta from the stored rating (Perf.addOrReset).
-            r1 = np.clip(
-                r1, stored - self.max_rating_delta, stored + self.max_rating_delta
-            )
-
-            # 6. Sanity check (Glicko.sanityCheck); a failure resets the player.
-            sane = (
-                (r1 > 0)
-                & (r1 < SANE_RATING)
-                & (rd1 > 0)
-                & (rd1 < SANE_RD)
-                & (s1 > 0)
-                & (s1 < 2.0 * self.max_volatility)
-            )
+        # 6. Sanity check (Glicko.sanityCheck); a failure resets the player.
+        sane = (
+            (r1 > 0)
+            & (r1 < SANE_RATING)
+            & (rd1 > 0)
+            & (rd1 < SANE_RD)
+            & (s1 > 0)
+            & (s1 < 2.0 * self.max_volatility)
+        )
+        if not sane.all():
             r1 = np.where(sane, r1, self.initial_rating)
             rd1 = np.where(sane, rd1, self.initial_rd)
             s1 = np.where(sane, s1, self.initial_volatility)
 
-            # 7. The clamps again.
-            rating[player], rd[player], volatility[player] = self._clamp(r1, rd1, s1)
-            last_day[player] = when
-            n_games[player] += 1
+        # 7. The clamps again (_clamp, in place).
+        np.maximum(r1, self.min_rating, out=r1)
+        np.clip(rd1, self.min_rd, self.max_rd, out=rd1)
+        np.minimum(s1, self.max_volatility, out=s1)
 
+        # Each side's day: one number if the round has one (bit for bit, as
+        # the engine's rounds do).
+        bits = days.view(np.int64)
+        when = days[0] if np.all(bits == bits[0]) else np.concatenate([days, days])
+        if player.size == n_players:
+            # Everyone played (distinct players): the new values are the
+            # sides' values in player order, read through the inverse
+            # permutation rather than written into copies of the old.
+            side = np.empty(n_players, dtype=np.intp)
+            side[player] = np.arange(n_players)
+            return LichessState(
+                np.take(r1, side),
+                np.take(rd1, side),
+                np.take(s1, side),
+                state.n_games + 1,
+                np.full(n_players, when) if np.ndim(when) == 0 else np.take(when, side),
+            )
+        rating, rd = state.rating.copy(), state.rd.copy()
+        volatility = state.volatility.copy()
+        rating[player], rd[player], volatility[player] = r1, rd1, s1
+        n_games = state.n_games.copy()
+        n_games[player] += 1
+        last_day = state.last_day.copy()
+        last_day[player] = when
         return LichessState(rating, rd, volatility, n_games, last_day)
 
     def rating(self, state: LichessState) -> FloatArray:

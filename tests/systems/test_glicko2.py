@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 
 from simulator.systems import Games, make_system
+from simulator.systems import glicko2 as glicko2_module
 from simulator.systems.glicko2 import (
     EPSILON,
     MAX_ITERATIONS,
@@ -411,3 +412,56 @@ def test_new_state_seeds_volatility():
     """Glicko2.new_state takes seeded volatilities; NaN entries get the default."""
     state = Glicko2().new_state(3, volatility=[0.09, np.nan, 0.05])
     np.testing.assert_array_equal(state.volatility, [0.09, 0.06, 0.05])
+
+
+def random_period(
+    rng: np.random.Generator, n_players: int, n_games: int
+) -> tuple[np.ndarray, ...]:
+    """Pre-period rating, rd, volatility and the games of one random period."""
+    rating = rng.normal(1500.0, 300.0, n_players)
+    rd = rng.uniform(30.0, 350.0, n_players)
+    vol = rng.uniform(0.03, 0.1, n_players)
+    white = rng.integers(0, n_players, n_games)
+    black = (white + rng.integers(1, n_players, n_games)) % n_players
+    score = rng.choice([0.0, 0.5, 1.0], n_games)
+    return rating, rd, vol, white, black, score
+
+
+def test_blocks_change_no_bit(seed: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Steps 3 and 5 run in blocks of games and of players: no size changes a bit."""
+    period = random_period(np.random.default_rng(seed), 300, 3000)
+    whole = rate_period(*period, tau=0.5)
+    monkeypatch.setattr(glicko2_module, "_GAMES_BLOCK", 7)
+    monkeypatch.setattr(glicko2_module, "_BLOCK", 40)
+    for first in (1, 2, 3):
+        monkeypatch.setattr(glicko2_module, "_BLOCK_ITERATIONS", first)
+        blocked = rate_period(*period, tau=0.5)
+        for got, want in zip(blocked, whole, strict=True):
+            assert got.tobytes() == want.tobytes()
+
+
+def test_blocks_count_every_unconverged_player(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Step 5's error counts the unconverged players of all blocks together."""
+    rng = np.random.default_rng(8)
+    n = 200
+    inputs = (
+        rng.uniform(0.03, 0.1, n),
+        rng.uniform(0.2, 2.0, n),
+        rng.uniform(0.5, 20.0, n),
+        rng.normal(0.0, 3.0, n),
+    )
+    with pytest.raises(RuntimeError, match="did not converge") as whole:
+        new_volatility(*inputs, tau=0.5, max_iterations=2)
+    monkeypatch.setattr(glicko2_module, "_BLOCK", 30)
+    with pytest.raises(RuntimeError, match="did not converge") as blocked:
+        new_volatility(*inputs, tau=0.5, max_iterations=2)
+    assert str(blocked.value) == str(whole.value)
+
+
+def test_player_indices_checked() -> None:
+    """An index past the players raises IndexError, a negative one ValueError."""
+    rating, rd, vol = [1500.0, 1600.0], [200.0, 100.0], [0.06, 0.06]
+    with pytest.raises(IndexError):
+        rate_period(rating, rd, vol, [0], [2], [1.0])
+    with pytest.raises(ValueError, match="out of range"):
+        rate_period(rating, rd, vol, [-1], [0], [1.0])

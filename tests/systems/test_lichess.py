@@ -466,3 +466,31 @@ def test_frozen():
     """The configuration cannot be changed in place."""
     with pytest.raises(dataclasses.FrozenInstanceError):
         Lichess().tau = 0.5  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("spread", [0.0, 0.25])
+def test_round_of_everyone_equals_round_with_an_idle_player(spread):
+    """A round all players play (read back in player order) is the general update.
+
+    Adding one idle player takes the general path (written into copies of
+    the old values); every bit of the others' results is the same, whether
+    the round has one day or its games several.
+    """
+    rng = np.random.default_rng(5)
+    n = 40
+    perm = rng.permutation(n)
+    day = 3.0 + spread * np.arange(n // 2)
+    games = Games(
+        perm[: n // 2], perm[n // 2 :], rng.choice([0.0, 0.5, 1.0], n // 2), day=day
+    )
+    rating = rng.normal(1700.0, 300.0, n + 1)
+    rd = rng.uniform(45.0, 350.0, n + 1)
+    system = Lichess()
+    everyone = system.rate(
+        system.new_state(n, rating=rating[:n], rd=rd[:n], day=0.0), games
+    )
+    state = system.new_state(n + 1, rating=rating, rd=rd, day=0.0)
+    with_idle = system.rate(state, games)
+    for got, want, before in zip(with_idle, everyone, state, strict=True):
+        assert got[:n].tobytes() == want.tobytes()
+        assert got[n] == before[n]
