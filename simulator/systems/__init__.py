@@ -65,8 +65,21 @@ class RatingSystem(Protocol):
         """White's expected score by the system's own prediction."""
         ...
 
-    def rate(self, state: Any, games: Games, *, day: float | None = None) -> Any:
-        """Rate one period (or, for per-game systems, the games in order)."""
+    def rate(
+        self,
+        state: Any,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
+    ) -> Any:
+        """Rate one period (or, for per-game systems, the games in order).
+
+        ``state`` is not modified unless ``overwrite_state`` is True, which
+        lets a per-game system write the new values into the old state's
+        arrays (the engine, which drops the old state, saves a copy of every
+        per-player array each round); period systems ignore it.
+        """
         ...
 
     def rating(self, state: Any) -> FloatArray:

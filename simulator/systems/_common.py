@@ -7,7 +7,7 @@ system lives in that system's module.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -284,6 +284,20 @@ class Games:
                 raise ValueError(
                     f"Games name player {top}, but the state has {n_players} players."
                 )
+
+
+_Array = TypeVar("_Array", bound="np.ndarray[Any, Any]")
+
+
+def reusable(array: _Array, overwrite: bool) -> _Array:
+    """``array`` itself when the caller allows overwriting it, else a copy.
+
+    The ``overwrite_state`` option of a per-game system's ``rate`` (the
+    convention of scipy's ``overwrite_a``): the engine, which drops the old
+    state, saves a copy of every per-player array each round. Read-only
+    arrays are copied all the same.
+    """
+    return array if overwrite and array.flags.writeable else array.copy()
 
 
 def _disjoint(white: IntArray, black: IntArray) -> bool:

@@ -1159,13 +1159,19 @@ class ListSystem:
         return rules_expected(self.rules, r_w, r_b) / 100.0
 
     def rate(
-        self, state: ListState, games: Games, *, day: float | None = None
+        self,
+        state: ListState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
     ) -> ListState:
         """Rate one period (one list) of games and publish the next list.
 
         ``day`` is the new list's date (by default the next list of the
         calendar). Games carry their event and its start day; without them all
         of a player's games in the period form one event on the current list.
+        ``overwrite_state`` is ignored: a new list is new arrays.
         """
         return rate_list_period(self.rules, state, games, day)
 

@@ -276,9 +276,14 @@ class Classic(ListSystem):
         )
 
     def rate(
-        self, state: ListState, games: Games, *, day: float | None = None
+        self,
+        state: ListState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
     ) -> ListState:
-        """Rate one period and publish the next list."""
+        """Rate one period and publish the next list (``overwrite_state``: ignored)."""
         if self.initial == "international":
             return rate_list_period(self.rules, state, games, day)
         return self._rate_national(state, games, day)

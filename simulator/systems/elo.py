@@ -20,6 +20,7 @@ from simulator.systems._common import (
     IntArray,
     check_interval,
     initial_values,
+    reusable,
     split_rounds,
 )
 
@@ -99,11 +100,21 @@ class Elo:
         return logistic_expectation(state.rating[w] - state.rating[b])
 
     def rate(
-        self, state: EloState, games: Games, *, day: float | None = None
+        self,
+        state: EloState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
     ) -> EloState:
-        """Update after every game, in order, one round of disjoint games at a time."""
+        """Update after every game, in order, one round of disjoint games at a time.
+
+        ``state`` is not modified, unless ``overwrite_state`` is True: then the
+        new values may be written into its arrays.
+        """
         games.check_players(state.rating.shape[0])
-        rating = state.rating.copy()
+        rating = reusable(state.rating, overwrite_state)
+        n_games = reusable(state.n_games, overwrite_state).astype(np.intp, copy=False)
         for idx in split_rounds(games.white, games.black):
             w, b = games.white[idx], games.black[idx]
             change = self.k_factor * (
@@ -111,10 +122,10 @@ class Elo:
             )
             rating[w] += change
             rating[b] -= change
-        n_games = state.n_games + np.bincount(
-            np.concatenate([games.white, games.black]), minlength=rating.shape[0]
-        )
-        return EloState(rating, n_games.astype(np.intp))
+            # The players of a round are distinct: one increment each.
+            n_games[w] += 1
+            n_games[b] += 1
+        return EloState(rating, n_games)
 
     def rating(self, state: EloState) -> FloatArray:
         """Ratings as they stand."""

@@ -37,6 +37,7 @@ from simulator.systems._common import (
     check_choice,
     check_interval,
     initial_values,
+    reusable,
     split_rounds,
 )
 from simulator.systems.glicko2 import (
@@ -335,6 +336,16 @@ def _days_of(games: Games, day: float | None, owner: str) -> FloatArray:
     return days
 
 
+def _reusable_state(state: GlickoState, overwrite: bool) -> GlickoState:
+    """``state`` itself, or a copy of its arrays (:func:`reusable`)."""
+    return GlickoState(
+        reusable(state.rating, overwrite),
+        reusable(state.rd, overwrite),
+        reusable(state.n_games, overwrite),
+        reusable(state.last_day, overwrite),
+    )
+
+
 @dataclass(frozen=True)
 class Glicko:
     """Glickman's Glicko-1, with calendar rating periods or one period per game.
@@ -459,20 +470,29 @@ class Glicko:
         return expected(state.rating[w], state.rating[b], g(rd))
 
     def rate(
-        self, state: GlickoState, games: Games, *, day: float | None = None
+        self,
+        state: GlickoState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
     ) -> GlickoState:
         """Rate one period of ``games``, or, in per-game mode, the games in order.
 
         Parameters
         ----------
         state : GlickoState
-            The pool before; not modified.
+            The pool before; not modified unless ``overwrite_state``.
         games : Games
             The games. In per-game mode, in the order played, with their days
             in ``games.day`` or, for all of them, ``day``.
         day : float, optional
             The day of every game when ``games.day`` is None. Period mode needs
             no day; it only records it in ``last_day``.
+        overwrite_state : bool, default False
+            In per-game mode, let the new values be written into ``state``'s
+            arrays (saves a copy of each per round; the engine drops the old
+            state). Period mode builds new arrays.
 
         Raises
         ------
@@ -482,7 +502,7 @@ class Glicko:
         """
         games.check_players(state.rating.shape[0])
         if self.per_game:
-            return self._rate_games(state, games, day)
+            return self._rate_games(state, games, day, overwrite_state)
         return self._rate_period(state, games, day)
 
     def _rate_period(
@@ -518,21 +538,26 @@ class Glicko:
         return GlickoState(rating, rd, n_games, last_day)
 
     def _rate_games(
-        self, state: GlickoState, games: Games, day: float | None
+        self, state: GlickoState, games: Games, day: float | None, overwrite: bool
     ) -> GlickoState:
         if games.n_games == 0:
-            rating, rd, n_games, last_day = state
-            return GlickoState(
-                rating.copy(), rd.copy(), n_games.copy(), last_day.copy()
-            )
+            return _reusable_state(state, overwrite)
         days = _days_of(games, day, "Glicko")
         white, black, score = games.white, games.black, games.score
         if _disjoint(white, black):
             # The engine's rounds: one round, the games as they are.
-            return self._rate_games_round(state, white, black, score, days)
-        for idx in split_rounds(white, black):
+            return self._rate_games_round(
+                state, white, black, score, days, overwrite=overwrite
+            )
+        for i, idx in enumerate(split_rounds(white, black)):
+            # After the first round the state is this call's own.
             state = self._rate_games_round(
-                state, white[idx], black[idx], score[idx], days[idx]
+                state,
+                white[idx],
+                black[idx],
+                score[idx],
+                days[idx],
+                overwrite=overwrite or i > 0,
             )
         return state
 
@@ -543,10 +568,12 @@ class Glicko:
         black: IntArray,
         score: FloatArray,
         days: FloatArray,
+        *,
+        overwrite: bool,
     ) -> GlickoState:
         """Rate one round of games (every player in at most one) from ``state``.
 
-        Returns a new state; ``state`` is not modified.
+        Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
         n_players = state.rating.shape[0]
         k = white.shape[0]
@@ -592,11 +619,9 @@ class Glicko:
                 state.n_games + 1,
                 np.take(when, side),
             )
-        rating, rd = state.rating.copy(), state.rd.copy()
+        rating, rd, n_games, last_day = _reusable_state(state, overwrite)
         rating[player], rd[player] = r_new, rd_new
-        n_games = state.n_games.copy()
         n_games[player] += 1
-        last_day = state.last_day.copy()
         last_day[player] = when
         return GlickoState(rating, rd, n_games, last_day)
 

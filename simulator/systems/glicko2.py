@@ -744,13 +744,26 @@ class Glicko2:
         """White's expected score: step 3's E with Black's deviation."""
         w = np.asarray(white, dtype=np.intp)
         b = np.asarray(black, dtype=np.intp)
-        mu = (state.rating - RATING) / SCALE
-        return expected(mu[w], mu[b], g(state.rd[b] / SCALE))
+        # The games' players only: a round is often far smaller than the pool.
+        return expected(
+            (state.rating[w] - RATING) / SCALE,
+            (state.rating[b] - RATING) / SCALE,
+            g(state.rd[b] / SCALE),
+        )
 
     def rate(
-        self, state: Glicko2State, games: Games, *, day: float | None = None
+        self,
+        state: Glicko2State,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
     ) -> Glicko2State:
-        """Rate one period of ``games``; ``day`` is not needed and is ignored."""
+        """Rate one period of ``games`` into new arrays.
+
+        ``day`` is not needed and ``overwrite_state`` has no use here (a
+        period builds new arrays); both are ignored.
+        """
         n_players = state.rating.shape[0]
         games.check_players(n_players)
         rating, rd, volatility, played = _rate_period(

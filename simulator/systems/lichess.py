@@ -58,6 +58,7 @@ from simulator.systems._common import (
     check_choice,
     check_interval,
     initial_values,
+    reusable,
     split_rounds,
 )
 from simulator.systems.glicko2 import (
@@ -362,6 +363,17 @@ def provisional(
     return np.asarray(state.rd >= threshold)
 
 
+def _reusable_state(state: LichessState, overwrite: bool) -> LichessState:
+    """``state`` itself, or a copy of its arrays (:func:`reusable`)."""
+    return LichessState(
+        reusable(state.rating, overwrite),
+        reusable(state.rd, overwrite),
+        reusable(state.volatility, overwrite),
+        reusable(state.n_games, overwrite),
+        reusable(state.last_day, overwrite),
+    )
+
+
 @dataclass(frozen=True)
 class Lichess:
     """Glicko-2 as Lichess runs it: a rating period per game, clamps, regulator.
@@ -504,16 +516,6 @@ class Lichess:
             last_day,
         )
 
-    def _clamp(
-        self, rating: FloatArray, rd: FloatArray, volatility: FloatArray
-    ) -> tuple[FloatArray, FloatArray, FloatArray]:
-        """Clamp as lila ``Glicko.cap``: rating, RD and sigma into their ranges."""
-        return (
-            np.maximum(rating, self.min_rating),
-            np.clip(rd, self.min_rd, self.max_rd),
-            np.minimum(volatility, self.max_volatility),
-        )
-
     def expected_score(
         self, state: LichessState, white: ArrayLike, black: ArrayLike
     ) -> FloatArray:
@@ -524,25 +526,41 @@ class Lichess:
         """
         w = np.asarray(white, dtype=np.intp)
         b = np.asarray(black, dtype=np.intp)
-        rating, rd, _ = self._clamp(state.rating, state.rd, state.volatility)
-        mu = (rating - GLICKO2_CENTRE) / SCALE
+        # The stored values clamped (lila Glicko.cap), for the games' players
+        # only.
+        r_w = np.maximum(state.rating[w], self.min_rating)
+        r_b = np.maximum(state.rating[b], self.min_rating)
+        rd_b = np.clip(state.rd[b], self.min_rd, self.max_rd)
         half = self.advantage / 2.0 / SCALE
-        return expected(mu[w] + half, mu[b] - half, g(rd[b] / SCALE))
+        return expected(
+            (r_w - GLICKO2_CENTRE) / SCALE + half,
+            (r_b - GLICKO2_CENTRE) / SCALE - half,
+            g(rd_b / SCALE),
+        )
 
     def rate(
-        self, state: LichessState, games: Games, *, day: float | None = None
+        self,
+        state: LichessState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
     ) -> LichessState:
         """Rate ``games`` in order, each game its own rating period.
 
         Parameters
         ----------
         state : LichessState
-            The pool before the games; not modified.
+            The pool before the games; not modified unless
+            ``overwrite_state``.
         games : Games
             The games in the order they were played; ``games.day`` gives each
             game's (real-valued) day.
         day : float, optional
             The day of every game, used only when ``games.day`` is None.
+        overwrite_state : bool, default False
+            Let the new values be written into ``state``'s arrays (saves a
+            copy of each per round; the engine drops the old state).
 
         Returns
         -------
@@ -559,14 +577,7 @@ class Lichess:
         n_players = state.rating.shape[0]
         games.check_players(n_players)
         if games.n_games == 0:
-            rating, rd, volatility, n_games, last_day = state
-            return LichessState(
-                rating.copy(),
-                rd.copy(),
-                volatility.copy(),
-                n_games.copy(),
-                last_day.copy(),
-            )
+            return _reusable_state(state, overwrite_state)
         if games.day is not None:
             days = np.asarray(games.day, dtype=np.float64)
         elif day is not None:
@@ -581,10 +592,18 @@ class Lichess:
         white, black, score = games.white, games.black, games.score
         if _disjoint(white, black):
             # The engine's rounds: one round, the games as they are.
-            return self._rate_round(state, white, black, score, days)
-        for idx in split_rounds(white, black):
+            return self._rate_round(
+                state, white, black, score, days, overwrite=overwrite_state
+            )
+        for i, idx in enumerate(split_rounds(white, black)):
+            # After the first round the state is this call's own.
             state = self._rate_round(
-                state, white[idx], black[idx], score[idx], days[idx]
+                state,
+                white[idx],
+                black[idx],
+                score[idx],
+                days[idx],
+                overwrite=overwrite_state or i > 0,
             )
         return state
 
@@ -595,10 +614,12 @@ class Lichess:
         black: IntArray,
         score: FloatArray,
         days: FloatArray,
+        *,
+        overwrite: bool,
     ) -> LichessState:
         """Rate one round of games (every player in at most one) from ``state``.
 
-        Returns a new state; ``state`` is not modified.
+        Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
         n_players = state.rating.shape[0]
         k = white.shape[0]
@@ -607,7 +628,7 @@ class Lichess:
         before = state.last_day[player]
 
         # 1. The stored values, clamped (lila toGlickoPlayer: Glicko.cap),
-        # as _clamp does, in place.
+        # in place.
         r0 = np.maximum(stored, self.min_rating)
         rd0 = state.rd[player]
         np.clip(rd0, self.min_rd, self.max_rd, out=rd0)
@@ -680,7 +701,7 @@ class Lichess:
             rd1 = np.where(sane, rd1, self.initial_rd)
             s1 = np.where(sane, s1, self.initial_volatility)
 
-        # 7. The clamps again (_clamp, in place).
+        # 7. The clamps of step 1 again (Glicko.cap, in place).
         np.maximum(r1, self.min_rating, out=r1)
         np.clip(rd1, self.min_rd, self.max_rd, out=rd1)
         np.minimum(s1, self.max_volatility, out=s1)
@@ -702,12 +723,9 @@ class Lichess:
                 state.n_games + 1,
                 np.full(n_players, when) if np.ndim(when) == 0 else np.take(when, side),
             )
-        rating, rd = state.rating.copy(), state.rd.copy()
-        volatility = state.volatility.copy()
+        rating, rd, volatility, n_games, last_day = _reusable_state(state, overwrite)
         rating[player], rd[player], volatility[player] = r1, rd1, s1
-        n_games = state.n_games.copy()
         n_games[player] += 1
-        last_day = state.last_day.copy()
         last_day[player] = when
         return LichessState(rating, rd, volatility, n_games, last_day)
 

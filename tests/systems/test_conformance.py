@@ -294,6 +294,27 @@ def test_inputs_not_mutated(name: str, sc: Scenario) -> None:
 
 @pytest.mark.parametrize("name", NAMES)
 @SETTINGS
+@given(sc=scenarios())
+def test_overwrite_state_gives_the_same_result(name: str, sc: Scenario) -> None:
+    """Letting rate overwrite the old state changes nothing in the new one."""
+    system = make_system(name)
+    state = new_state(system, sc)
+    want = system.rate(state, sc.games)
+    got = system.rate(copy.deepcopy(state), sc.games, overwrite_state=True)
+    assert_same(got, want)
+    # Again on the new state, as the engine does round after round (the same
+    # games once more, after the last of them).
+    later = sc.games
+    if later.day is not None and later.n_games:
+        span = float(later.day.max() - later.day.min()) + 1.0
+        later = dataclasses.replace(later, day=later.day + span)
+    assert_same(
+        system.rate(got, later, overwrite_state=True), system.rate(want, later)
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
 @given(sc=scenarios(), data=st.data())
 def test_order_of_games(name: str, sc: Scenario, data: st.DataObject) -> None:
     """Period systems ignore the order in a period; per-game ones go game by game."""
