@@ -1,11 +1,13 @@
 """The clock: days -> events -> rounds -> games -> every system -> metrics.
 
 One replicate of a run is :func:`run_replicate`, a pure function of the config
-and one random generator. Each day the players' true strengths move on; each
-arena plays the rounds its schedule has for the day; every system of the arena
-sees the same games (common random numbers); per-game systems update after
-each round, period systems close their periods on their own calendars; the
-metrics recorder reads predictions before every round and ratings at every
+and one random generator. Each day the players' true strengths move on (a
+player's when it is read: for their games, and everyone's at a checkpoint,
+which is the same in distribution as moving everyone daily); each arena plays
+the rounds its schedule has for the day; every system of the arena sees the
+same games (common random numbers); per-game systems update after each round,
+period systems close their periods on their own calendars; the metrics
+recorder reads predictions before every round and ratings at every
 checkpoint. Memory is bounded by the players plus one period's games.
 
 Within a round a player plays at most once, across all events of an arena, so
@@ -90,6 +92,31 @@ class _Rated:
     close: int | None
     closing_days: int
     pending: list[tuple[int, Games]] = field(default_factory=list)
+
+
+class _World:
+    """The run's population, each player moved on only when their strength is read.
+
+    A day's games involve a few of the players drawn for the whole horizon;
+    moving just them (and everyone at a checkpoint) gives the same strengths,
+    in distribution, as moving everyone every day (:func:`advance`: the steps
+    add up), for a fraction of the work.
+    """
+
+    def __init__(self, population: Population) -> None:
+        self.population = population
+
+    def strength(
+        self, players: IntArray, day: int, rng: np.random.Generator
+    ) -> FloatArray:
+        """True strengths of ``players`` (distinct) on ``day``."""
+        self.population = advance(self.population, float(day), rng, players=players)
+        strength: FloatArray = self.population.true_strength[players]
+        return strength
+
+    def advance_all(self, day: int, rng: np.random.Generator) -> None:
+        """Move everyone on to ``day``."""
+        self.population = advance(self.population, float(day), rng)
 
 
 def _seed_states(
@@ -196,19 +223,20 @@ class _Arena:
 
     # --- ratings used for pairing --------------------------------------------
 
-    def pairing_rating(self, population: Population, players: IntArray) -> FloatArray:
+    def pairing_rating(
+        self, world: _World, players: IntArray, day: int, rng: np.random.Generator
+    ) -> FloatArray:
         """The arena's designated rating of ``players`` (NaN = unrated)."""
         if self.pairing_index is None:
-            return population.true_strength[players]
+            return world.strength(players, day, rng)
         rated = self.rated[self.pairing_index]
         return rated.system.rating(rated.state)[players]
 
     # --- the schedule ----------------------------------------------------------
 
-    def start_events(
-        self, population: Population, day: int, rng: np.random.Generator
-    ) -> None:
+    def start_events(self, world: _World, day: int, rng: np.random.Generator) -> None:
         """Once a week: players enter OTB events by their activity."""
+        population = world.population
         sched = self.schedule
         # An entrant must still be in the pool on the last day an event that
         # starts this week can last (it starts within 6 days), so that no one
@@ -233,7 +261,7 @@ class _Arena:
         entrants = candidates[enter]
         if entrants.size < 4:
             return
-        rating = self.pairing_rating(population, entrants)
+        rating = self.pairing_rating(world, entrants, day, rng)
         # Round robins: the strongest-rated share, in groups of similar rating.
         n_rr = int(entrants.size * sched.round_robin_share)
         n_rr -= n_rr % sched.round_robin_size
@@ -273,22 +301,20 @@ class _Arena:
         self.busy_until[players] = start + days - 1
         self.events.append(event)
 
-    def play_day(
-        self, population: Population, day: int, rng: np.random.Generator
-    ) -> None:
+    def play_day(self, world: _World, day: int, rng: np.random.Generator) -> None:
         """Play every round the schedule has on ``day``."""
         kind = self.schedule.kind
         if kind == "swiss":
             if (day - self.first_day) % 7 == 0:
-                self.start_events(population, day, rng)
+                self.start_events(world, day, rng)
             for _ in range(self.schedule.rounds_per_day):
-                self._play_otb_round(population, day, rng)
+                self._play_otb_round(world, day, rng)
             self._finish_events(day)
         else:
-            self._play_pool_day(population, day, rng)
+            self._play_pool_day(world, day, rng)
 
     def _play_otb_round(
-        self, population: Population, day: int, rng: np.random.Generator
+        self, world: _World, day: int, rng: np.random.Generator
     ) -> None:
         todays = [e for e in self.events if e.start <= day and e.played < e.n_rounds]
         if not todays:
@@ -299,7 +325,7 @@ class _Arena:
         starting = [e for e in swiss if e.played == 0]
         if starting:
             players = [_swiss(e).players for e in starting]
-            rating = self.pairing_rating(population, np.concatenate(players))
+            rating = self.pairing_rating(world, np.concatenate(players), day, rng)
             cut = np.cumsum([p.size for p in players])[:-1]
             for event, p, r in zip(
                 starting, players, np.split(rating, cut), strict=True
@@ -321,7 +347,7 @@ class _Arena:
         black = np.concatenate([r.black for r in rounds])
         event_id = np.repeat([e.id for e in todays], sizes)
         event_start = np.repeat([e.start for e in todays], sizes).astype(np.float64)
-        score = self._play(population, white, black, day, event_id, event_start, rng)
+        score = self._play(world, white, black, day, day, event_id, event_start, rng)
         offsets = np.cumsum([0, *sizes]).tolist()
         swiss_rounds = []
         swiss_scores = []
@@ -366,9 +392,8 @@ class _Arena:
             if not rated.system.per_game:
                 rated.pending.append((day, games))
 
-    def _play_pool_day(
-        self, population: Population, day: int, rng: np.random.Generator
-    ) -> None:
+    def _play_pool_day(self, world: _World, day: int, rng: np.random.Generator) -> None:
+        population = world.population
         sched = self.schedule
         present = np.flatnonzero(self.in_arena & active(population, day))
         per_day = (
@@ -381,7 +406,7 @@ class _Arena:
             if players.size < 2:
                 continue
             if sched.kind == "online":
-                rating = self.pairing_rating(population, players)
+                rating = self.pairing_rating(world, players, day, rng)
                 rating = np.where(np.isnan(rating), 1500.0, rating)
                 rnd = pair_online(players, rating, rng, window=sched.window)
             else:
@@ -391,7 +416,7 @@ class _Arena:
             when = day + (r + 0.5) / sched.rounds_per_day
             ids = np.full(rnd.n_games, self.next_event_id)
             start = np.full(rnd.n_games, float(day))
-            score = self._play(population, rnd.white, rnd.black, when, ids, start, rng)
+            score = self._play(world, rnd.white, rnd.black, day, when, ids, start, rng)
             day_games.append(
                 Games(
                     rnd.white, rnd.black, score, np.full(rnd.n_games, when), ids, start
@@ -408,29 +433,39 @@ class _Arena:
 
     def _play(
         self,
-        population: Population,
+        world: _World,
         white: IntArray,
         black: IntArray,
+        today: int,
         day: float,
         event: IntArray,
         event_start: FloatArray,
         rng: np.random.Generator,
     ) -> FloatArray:
-        """Sample a round's results, record predictions, update per-game systems."""
-        true = population.true_strength
-        score = self.outcomes.sample(true[white], true[black], rng)
+        """Sample a round's results, record predictions, update per-game systems.
+
+        ``today`` is the calendar day (true strengths are those of the day),
+        ``day`` the games' time (a fraction into it for pool rounds).
+        """
+        n = white.shape[0]
+        true = world.strength(np.concatenate([white, black]), today, rng)
+        true_white, true_black = true[:n], true[n:]
+        score = self.outcomes.sample(true_white, true_black, rng)
         expected = {
             r.label: r.system.expected_score(r.state, white, black) for r in self.rated
         }
         self.recorder.record_games(
-            expected, self.outcomes.expected_score(true[white], true[black]), score
+            expected, self.outcomes.expected_score(true_white, true_black), score
         )
         games = Games(
             white, black, score, np.full(white.size, float(day)), event, event_start
         )
         for rated in self.rated:
             if rated.system.per_game:
-                rated.state = rated.system.rate(rated.state, games, day=day)
+                # The old state is dropped: its arrays may take the new values.
+                rated.state = rated.system.rate(
+                    rated.state, games, day=day, overwrite_state=True
+                )
         # A player plays at most once a round (module docstring): one
         # increment per index, no bincount over every player needed.
         self.games_played[white] += 1
@@ -504,16 +539,20 @@ def run_replicate(
     n_days = round(config.years * DAYS_PER_YEAR)
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
     arenas = [_Arena(a, config, population, start, rng) for a in config.arena]
+    world = _World(population)
     for i in range(n_days):
         day = start + i
-        population = advance(population, float(day), rng)
         for arena in arenas:
-            arena.play_day(population, day, rng)
+            arena.play_day(world, day, rng)
             arena.close_periods(day)
-            if (i + 1) % config.checkpoint_days == 0 or i == n_days - 1:
-                arena.checkpoint(population, day)
+        if (i + 1) % config.checkpoint_days == 0 or i == n_days - 1:
+            # Checkpoints read everyone's true strength.
+            world.advance_all(day, rng)
+            for arena in arenas:
+                arena.checkpoint(world.population, day)
         if on_day is not None:
             on_day(i + 1)
+    population = world.population
     results = {a.config.name: a.recorder.result() for a in arenas}
     # Cross-arena comparisons on the last day, over players active in both.
     last = start + n_days - 1

@@ -30,7 +30,7 @@ from enum import IntEnum
 from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from simulator._validate import check_interval
 
@@ -384,6 +384,10 @@ class PopulationConfig:
         check_interval(_OWNER, "probe_age", self.probe_age, 5, 100)
 
 
+#: Marks a Population built without ``strength_day``: everyone on ``day``.
+_EVERYONE: FloatArray = np.empty(0)
+
+
 @dataclass(frozen=True, eq=False)
 class Population:
     """Every player of a run, as parallel read-only arrays of shape (n_players,).
@@ -398,11 +402,12 @@ class Population:
         The parameters the players were drawn from (``advance`` reads the age
         curve and the random walk from it).
     day : float
-        The day (days since 1970-01-01) ``true_strength`` refers to.
+        The population's clock (days since 1970-01-01): the latest day it was
+        advanced to.
     true_strength : ndarray of shape (n_players,)
-        True strength in rating points on ``day``. A player who has not yet
-        arrived holds their strength at arrival; one who has left keeps the
-        strength they left with.
+        True strength in rating points on each player's ``strength_day``. A
+        player who has not yet arrived holds their strength at arrival; one
+        who has left keeps the strength they left with.
     birth_day : ndarray of shape (n_players,)
         Day of birth (days since 1970-01-01, fractional).
     birth_year : ndarray of shape (n_players,)
@@ -417,6 +422,10 @@ class Population:
         Multiplier of the age curve (lognormal, mean 1).
     kind : ndarray of shape (n_players,)
         :class:`PlayerKind` codes (int8): initial pool or newcomer.
+    strength_day : ndarray of shape (n_players,), optional
+        The day each player's ``true_strength`` refers to, at most ``day``
+        (players are advanced on their own when only some are needed, see
+        :func:`advance`); ``day`` for everyone by default.
     """
 
     config: PopulationConfig
@@ -429,9 +438,12 @@ class Population:
     activity: FloatArray
     growth: FloatArray
     kind: NDArray[np.int8]
+    strength_day: FloatArray = dataclasses.field(default_factory=lambda: _EVERYONE)
 
     def __post_init__(self) -> None:
         n = np.shape(self.true_strength)[0] if np.ndim(self.true_strength) else -1
+        if self.strength_day is _EVERYONE:
+            object.__setattr__(self, "strength_day", np.full(max(n, 0), self.day))
         dtypes: dict[str, Any] = {
             "true_strength": np.float64,
             "birth_day": np.float64,
@@ -441,6 +453,7 @@ class Population:
             "activity": np.float64,
             "growth": np.float64,
             "kind": np.int8,
+            "strength_day": np.float64,
         }
         for name, dtype in dtypes.items():
             value = getattr(self, name)
@@ -456,6 +469,11 @@ class Population:
                 arr.flags.writeable = False
             object.__setattr__(self, name, arr)
         object.__setattr__(self, "day", float(self.day))
+        if n > 0 and not np.max(self.strength_day) <= self.day:
+            raise ValueError(
+                "Population.strength_day must not pass Population.day "
+                f"({self.day:g}). Got {np.max(self.strength_day)!r}."
+            )
 
     @property
     def n_players(self) -> int:
@@ -691,14 +709,23 @@ def make_population(
     )
 
 
-def advance(population: Population, day: float, rng: np.random.Generator) -> Population:
-    """Move true strengths from ``population.day`` to ``day``.
+def advance(
+    population: Population,
+    day: float,
+    rng: np.random.Generator,
+    *,
+    players: ArrayLike | None = None,
+) -> Population:
+    """Move true strengths to ``day``, everyone's or some players' only.
 
-    Each player changes only over the part of the interval they are in the
-    pool (after arrival, before departure): by their growth factor times the
-    age curve integrated over their age, plus a normal change with variance
-    ``drift_sd^2`` times the years in the pool. Both parts add up over
-    consecutive steps, so the step size does not change the distribution.
+    Each player changes only over the part of the interval since their
+    ``strength_day`` that they are in the pool (after arrival, before
+    departure): by their growth factor times the age curve integrated over
+    their age, plus a normal change with variance ``drift_sd^2`` times the
+    years in the pool. Both parts add up over consecutive steps, so the step
+    size does not change the distribution, and a player moved only on the
+    days their strength is read has the same strengths, in distribution, as
+    one moved every day.
 
     Parameters
     ----------
@@ -707,12 +734,17 @@ def advance(population: Population, day: float, rng: np.random.Generator) -> Pop
     day : float
         The new day (days since 1970-01-01), not before ``population.day``.
     rng : numpy.random.Generator
-        The run's generator; one standard normal is drawn per player.
+        The run's generator. Moving everyone draws one standard normal per
+        player (in the pool or not, so the stream does not depend on who
+        is); moving ``players`` draws one per moving player among them.
+    players : array of int, optional
+        Distinct indices of the players to move; everyone by default.
 
     Returns
     -------
     Population
-        A new population on ``day``; only ``true_strength`` and ``day`` differ.
+        A new population on ``day``; only ``true_strength``, ``strength_day``
+        and ``day`` differ.
 
     Examples
     --------
@@ -722,32 +754,48 @@ def advance(population: Population, day: float, rng: np.random.Generator) -> Pop
     >>> later = advance(pop, 30, rng)
     >>> later.day, bool(np.all(later.true_strength != pop.true_strength))
     (30.0, True)
+    >>> some = advance(pop, 30, rng, players=[0, 1])
+    >>> bool(np.all(some.true_strength[2:] == pop.true_strength[2:]))
+    True
     """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
             "advance needs a numpy.random.Generator as 'rng'. "
             f"Got {type(rng).__name__} instead."
         )
-    t0, t1 = population.day, float(day)
-    if not t1 >= t0:
+    t1 = float(day)
+    if not t1 >= population.day:
         raise ValueError(
-            f"advance cannot go back in time: population is on day {t0:g}, "
-            f"asked for day {day!r}."
+            f"advance cannot go back in time: population is on day "
+            f"{population.day:g}, asked for day {day!r}."
         )
     config = population.config
-    # One normal per player, in the pool or not, so the stream stays the same.
-    z = rng.standard_normal(population.n_players)
-    # Only players in the pool for part of the step move: those who arrive
-    # before t1 and leave after t0. For the others both terms
+    since_all = population.strength_day
+    # Only players in the pool for part of their step move: those who arrive
+    # before t1 and leave after their strength day. For the others both terms
     # below are exactly zero (the age curve's integral over an empty
     # interval, sqrt(0) times the normal) and adding them changes nothing;
     # they are skipped. Probes keep their known strength.
-    moving = np.flatnonzero(
-        (population.arrival_day < t1)
-        & (population.departure_day > t0)
-        & (population.kind != PlayerKind.PROBE)
-    )
-    lo = np.maximum(t0, population.arrival_day[moving])
+    if players is None:
+        z = rng.standard_normal(population.n_players)
+        moving = np.flatnonzero(
+            (population.arrival_day < t1)
+            & (population.departure_day > since_all)
+            & (population.kind != PlayerKind.PROBE)
+        )
+        z = z[moving]
+        strength_day = np.full(population.n_players, t1)
+    else:
+        chosen = _player_indices(players, population.n_players)
+        moving = chosen[
+            (population.arrival_day[chosen] < t1)
+            & (population.departure_day[chosen] > since_all[chosen])
+            & (population.kind[chosen] != PlayerKind.PROBE)
+        ]
+        z = rng.standard_normal(moving.size)
+        strength_day = since_all.copy()
+        strength_day[chosen] = t1
+    lo = np.maximum(since_all[moving], population.arrival_day[moving])
     hi = np.maximum(np.minimum(t1, population.departure_day[moving]), lo)
     birth = population.birth_day[moving]
     years = (hi - lo) / DAYS_PER_YEAR
@@ -757,12 +805,36 @@ def advance(population: Population, day: float, rng: np.random.Generator) -> Pop
         _growth_integral(age_hi, config.growth_ages, config.growth_rates)
         - _growth_integral(age_lo, config.growth_ages, config.growth_rates)
     )
-    walk = config.drift_sd * np.sqrt(years) * z[moving]
+    walk = config.drift_sd * np.sqrt(years) * z
     strength = population.true_strength.copy()
     strength[moving] = strength[moving] + trend + walk
-    # Read-only already, so the new population keeps this array without a copy.
+    # Read-only already, so the new population keeps these arrays without a copy.
     strength.flags.writeable = False
-    return dataclasses.replace(population, day=t1, true_strength=strength)
+    strength_day.flags.writeable = False
+    return dataclasses.replace(
+        population, day=t1, true_strength=strength, strength_day=strength_day
+    )
+
+
+def _player_indices(players: ArrayLike, n_players: int) -> IntArray:
+    """``players`` as distinct valid indices, or a ValueError naming them."""
+    idx = np.asarray(players)
+    if idx.ndim != 1 or not (idx.size == 0 or np.issubdtype(idx.dtype, np.integer)):
+        raise ValueError(
+            "advance: players must be a 1-D array of player indices. "
+            f"Got shape {idx.shape} and dtype {idx.dtype}."
+        )
+    idx = idx.astype(np.intp)
+    if idx.size and (idx.min() < 0 or idx.max() >= n_players):
+        bad = idx[(idx < 0) | (idx >= n_players)][0]
+        raise ValueError(
+            f"advance: player index {int(bad)} is outside 0..{n_players - 1}."
+        )
+    seen = np.zeros(n_players, dtype=bool)
+    seen[idx] = True
+    if np.count_nonzero(seen) != idx.size:
+        raise ValueError("advance: players must be distinct (a player moves once).")
+    return idx
 
 
 def active(population: Population, day: float) -> NDArray[np.bool_]:

@@ -294,8 +294,8 @@ def test_run_compares_players_active_in_both_arenas(
     populations: list[Any] = []
     real_advance = engine.advance
 
-    def keep(population: Any, day: float, rng: Any) -> Any:
-        out = real_advance(population, day, rng)
+    def keep(population: Any, day: float, rng: Any, **kwargs: Any) -> Any:
+        out = real_advance(population, day, rng, **kwargs)
         populations[:] = [out]
         return out
 

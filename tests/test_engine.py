@@ -100,10 +100,12 @@ def _spy(cls: type, calls: dict[Any, list[tuple[float | None, Games]]]) -> type:
     """A subclass of the system ``cls`` whose ``rate`` logs its games by instance."""
 
     class Spy(cls):
-        def rate(self, state: Any, games: Games, *, day: float | None = None) -> Any:
+        def rate(
+            self, state: Any, games: Games, *, day: float | None = None, **kw: Any
+        ) -> Any:
             if games.n_games:
                 calls.setdefault(self, []).append((day, games))
-            return super().rate(state, games, day=day)
+            return super().rate(state, games, day=day, **kw)
 
     Spy.__name__ = f"Spy{cls.__name__}"
     return Spy

@@ -216,6 +216,82 @@ def test_step_size_does_not_change_distribution(
     assert abs(change_one.mean() - change_many.mean()) <= Z * se_mean
 
 
+def test_advancing_some_players_moves_them_only(rng: np.random.Generator) -> None:
+    """Players moved alone reach the day; the others keep strength and day."""
+    pop = _pool(rng, 2_000, n_days=365)
+    chosen = np.array([3, 10, 500, 1999])
+    some = advance(pop, START + 30, rng, players=chosen)
+    assert some.day == START + 30
+    others = np.setdiff1d(np.arange(pop.n_players), chosen)
+    np.testing.assert_array_equal(some.true_strength[others], pop.true_strength[others])
+    np.testing.assert_array_equal(some.strength_day[others], START)
+    np.testing.assert_array_equal(some.strength_day[chosen], START + 30)
+    assert np.all(some.true_strength[chosen] != pop.true_strength[chosen])
+    # Moving everyone to the same day leaves the chosen where they are and
+    # moves the others in the pool over their whole 30 days.
+    everyone = advance(some, START + 30, rng)
+    np.testing.assert_array_equal(
+        everyone.true_strength[chosen], some.true_strength[chosen]
+    )
+    in_pool = others[pop.arrival_day[others] < START + 30]
+    assert in_pool.size > 1_900
+    assert np.all(everyone.true_strength[in_pool] != pop.true_strength[in_pool])
+    np.testing.assert_array_equal(everyone.strength_day, START + 30)
+
+
+def test_advancing_some_players_refuses_bad_indices(rng: np.random.Generator) -> None:
+    """Repeated, out-of-range or non-integer players raise, naming the problem."""
+    pop = _pool(rng, 100)
+    with pytest.raises(ValueError, match="distinct"):
+        advance(pop, START + 1, rng, players=[1, 1])
+    with pytest.raises(ValueError, match="100 is outside"):
+        advance(pop, START + 1, rng, players=[100])
+    with pytest.raises(ValueError, match="indices"):
+        advance(pop, START + 1, rng, players=[0.5])
+    with pytest.raises(ValueError, match="strength_day"):
+        dataclasses.replace(pop, strength_day=np.full(pop.n_players, START + 5.0))
+
+
+def test_moving_players_only_when_read_keeps_the_distribution(seed: int) -> None:
+    """Players moved on scattered days match players moved every day.
+
+    The engine moves a player only when their strength is read (their games,
+    the checkpoints); the changes over the whole span must have the same
+    distribution as daily steps for everyone.
+    """
+    n_days = 120
+    pop = _pool(np.random.default_rng(seed), 20_000, n_days=n_days)
+    daily_rng, lazy_rng = np.random.default_rng(seed).spawn(2)
+    daily, lazy = pop, pop
+    for day in range(START + 1, START + n_days + 1):
+        daily = advance(daily, day, daily_rng)
+        # About one player in eight is read on a given day.
+        read = np.flatnonzero(lazy_rng.random(pop.n_players) < 0.125)
+        lazy = advance(lazy, day, lazy_rng, players=read)
+    lazy = advance(lazy, START + n_days, lazy_rng)
+    # The age-curve part is exact; the random walks have equal variances.
+    calm = dataclasses.replace(
+        pop, config=dataclasses.replace(pop.config, drift_sd=0.0)
+    )
+    calm_lazy = calm
+    for day in range(START + 1, START + n_days + 1, 7):
+        calm_lazy = advance(calm_lazy, day, lazy_rng, players=np.arange(0, 20_000, 3))
+    calm_lazy = advance(calm_lazy, START + n_days, lazy_rng)
+    calm_one = advance(calm, START + n_days, lazy_rng)
+    np.testing.assert_allclose(
+        calm_lazy.true_strength, calm_one.true_strength, rtol=0, atol=1e-8
+    )
+    walk_daily = daily.true_strength - calm_one.true_strength
+    walk_lazy = lazy.true_strength - calm_one.true_strength
+    n = pop.n_players
+    se = np.sqrt((walk_daily.var() + walk_lazy.var()) / n)
+    assert abs(walk_daily.mean() - walk_lazy.mean()) <= Z * se
+    # Variances of normals: SE of each about var * sqrt(2 / n).
+    v_daily, v_lazy = walk_daily.var(), walk_lazy.var()
+    assert v_daily > 0
+    assert abs(v_daily - v_lazy) <= Z * np.sqrt(2.0 / n) * (v_daily + v_lazy)
+
+
 def test_arrivals_weaker_younger_and_juniors_lower(rng: np.random.Generator) -> None:
     """Newcomers enter weaker and younger than the pool; their juniors lower still."""
     pop = _pool(rng, 20_000, n_days=3 * DAYS_PER_YEAR)
@@ -323,10 +399,11 @@ def test_inputs_not_mutated(rng: np.random.Generator) -> None:
     # The state is read-only: no caller can write into it.
     with pytest.raises(ValueError, match="read-only"):
         pop.true_strength[0] = 0.0
-    # Only true strength moved.
+    # Only true strength moved, to the new day.
     for name in snapshot:
-        if name != "true_strength":
+        if name not in ("true_strength", "strength_day"):
             np.testing.assert_array_equal(getattr(later, name), snapshot[name])
+    assert np.all(later.strength_day == START + 100)
 
 
 def test_population_copies_caller_arrays(rng: np.random.Generator) -> None:

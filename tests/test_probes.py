@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -173,19 +174,28 @@ def test_run_with_late_probes_is_an_error() -> None:
 def test_probes_stay_put_during_a_run(
     seed: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Every day of a run the engine's probes have exactly their levels."""
+    """Whenever the engine moves players on, the probes keep exactly their levels."""
     seen: list[np.ndarray] = []
+    everyone: list[float] = []
     real = engine.advance
 
-    def spy(population: Population, day: float, rng: np.random.Generator) -> Population:
-        out = real(population, day, rng)
+    def spy(
+        population: Population, day: float, rng: np.random.Generator, **kw: Any
+    ) -> Population:
+        out = real(population, day, rng, **kw)
         seen.append(out.true_strength[out.kind == PlayerKind.PROBE])
+        if kw.get("players") is None:
+            everyone.append(day)
         return out
 
     monkeypatch.setattr(engine, "advance", spy)
     config = parse_config(PROBES.replace("years = 1", "years = 0.4"))
     run_replicate(config, np.random.default_rng(seed))
-    assert len(seen) == round(0.4 * DAYS_PER_YEAR)
+    # Everyone moves at each checkpoint (weekly and on the last day); the
+    # players of each round in between.
+    n_days = round(0.4 * DAYS_PER_YEAR)
+    assert len(everyone) == n_days // 7 + (n_days % 7 != 0)
+    assert len(seen) > 2 * len(everyone)
     expected = np.repeat([1500.0, 2100.0], 15)
     for strengths in seen:
         assert np.array_equal(strengths, expected)

@@ -308,9 +308,7 @@ def test_overwrite_state_gives_the_same_result(name: str, sc: Scenario) -> None:
     if later.day is not None and later.n_games:
         span = float(later.day.max() - later.day.min()) + 1.0
         later = dataclasses.replace(later, day=later.day + span)
-    assert_same(
-        system.rate(got, later, overwrite_state=True), system.rate(want, later)
-    )
+    assert_same(system.rate(got, later, overwrite_state=True), system.rate(want, later))
 
 
 @pytest.mark.parametrize("name", NAMES)
