@@ -446,7 +446,9 @@ def hotpaths(quick: bool) -> Outcome:
         pair_online,
         pair_random,
         pair_swiss_round,
+        pair_swiss_rounds,
         record_swiss_round,
+        record_swiss_rounds,
         swiss_start,
     )
 
@@ -467,27 +469,28 @@ def hotpaths(quick: bool) -> Outcome:
             )
         )
 
-    # Swiss: a day of 40-player events covering everyone, rounds 1 and 4, one
-    # pair_swiss_round call per event (as the engine does).
+    # Swiss: days of 40-player events, rounds 1 and 4, all events' rounds in
+    # one pair_swiss_rounds call as the engine makes it: everyone at once, and
+    # a day as the engine sees it at this size (about 100 events a day).
     players = rng.permutation(n)
-    events = [swiss_start(g, true[g]) for g in np.array_split(players, max(1, n // 40))]
-    for rnd in range(1, 5):
-        t0 = time.perf_counter()
-        paired = [pair_swiss_round(s, rng) for s in events]
-        t = time.perf_counter() - t0
-        games = sum(r.n_games for r in paired)
-        if rnd in (1, 4):
-            add(
-                f"Swiss: {len(events):,} events of 40, round {rnd} "
-                f"({n:,} players, {len(events):,} calls)",
-                t,
-                games,
-                "games",
-            )
-        events = [
-            record_swiss_round(s, r, model.sample(true[r.white], true[r.black], rng))
-            for s, r in zip(events, paired, strict=True)
-        ]
+
+    def swiss_days(groups: list[Any], what: str) -> None:
+        states = [swiss_start(g, true[g]) for g in groups]
+        for rnd in range(1, 5):
+            t0 = time.perf_counter()
+            paired = pair_swiss_rounds(states, rng)
+            t = time.perf_counter() - t0
+            if rnd in (1, 4):
+                games = sum(r.n_games for r in paired)
+                add(f"Swiss: {what}, round {rnd}", t, games, "games")
+            scores = [model.sample(true[r.white], true[r.black], rng) for r in paired]
+            states = record_swiss_rounds(states, paired, scores)
+
+    swiss_days(
+        np.array_split(players, max(1, n // 40)),
+        f"{max(1, n // 40):,} events of 40 ({n:,} players)",
+    )
+    swiss_days(np.array_split(players[:4_000], 100), "100 events of 40 (a day's)")
     # Swiss: one event of everyone, rounds 1 and 2.
     big = swiss_start(players, true[players])
     for rnd in (1, 2):

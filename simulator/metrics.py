@@ -644,10 +644,12 @@ class Recorder:
         )
         for i, name in enumerate(self.systems):
             r = _float_vector(ratings[name], f"ratings[{name!r}]", n)
-            rated = ~np.isnan(r)
-            sel = np.flatnonzero(act & rated)
-            row = _accuracy(r[sel], true[sel], partial(true_order.ranks, sel))
-            coh_rated = coh & rated
+            unrated = np.isnan(r)
+            sel = np.flatnonzero(act & ~unrated)
+            r_sel = r[sel]
+            diff = r_sel - true[sel]
+            row = _accuracy(r_sel, true[sel], partial(true_order.ranks, sel), diff)
+            coh_rated = coh & ~unrated
             row["cohort_drift"] = (
                 float(np.mean(r[coh_rated] - true[coh_rated]))
                 if coh_rated.any()
@@ -656,8 +658,19 @@ class Recorder:
             row["day"] = day
             for key, values in self._series.items():
                 values.append(row[key])
-            errors[i] = np.abs(r - true - row["offset"])  # NaN where unrated
-            self._record_bands(day, name, r[sel] - true[sel], band[sel], row["offset"])
+            # |rating - true - offset|, in place; infinite where unrated (an
+            # unrated newcomer is inside no threshold and in the curve's
+            # overflow bin, as NaN would be, and is counted as infinitely
+            # far in the final error).
+            e = errors[i]
+            if math.isnan(row["offset"]):  # no one counted: no error is known
+                e.fill(np.inf)
+            else:
+                np.subtract(r, true, out=e)
+                e -= row["offset"]
+                np.abs(e, out=e)
+                np.copyto(e, np.inf, where=unrated)
+            self._record_bands(day, name, diff, band[sel], row["offset"])
 
         # Convergence: runs of checkpoints inside each threshold, updated in
         # place for the tracked newcomers only (the others keep their state).
@@ -666,16 +679,12 @@ class Recorder:
         tracked = new & (gp > 0)
         self._seen |= tracked
         np.copyto(self._last_games, gp, where=tracked)
-        with np.errstate(invalid="ignore"):
-            # Thresholds increase, so a player inside one is inside every
-            # larger one: the thresholds a player is inside are the last
-            # ``count`` (NaN errors are inside none).
-            count = np.zeros(errors.shape, dtype=np.int8)
-            for threshold in cfg.thresholds:
-                count += errors < threshold
-        np.copyto(
-            self._last_error, np.where(np.isnan(errors), np.inf, errors), where=tracked
-        )
+        # Thresholds increase, so a player inside one is inside every larger
+        # one: the thresholds a player is inside are the last ``count``.
+        count = np.zeros(errors.shape, dtype=np.int8)
+        for threshold in cfg.thresholds:
+            count += errors < threshold
+        np.copyto(self._last_error, errors, where=tracked)
         # A run starts (entry = games played) where a threshold is entered and
         # ends (entry = NaN) where it is left; elsewhere the entry stands. Only
         # the players whose count moved are touched.
@@ -1068,18 +1077,20 @@ def _accuracy(
     rating: FloatArray,
     true: FloatArray,
     true_ranks: Callable[[], FloatArray] | None = None,
+    diff: FloatArray | None = None,
 ) -> dict[str, float]:
     """Offset, RMSE, MAE, Spearman and spread of ``rating`` against ``true``.
 
     ``true_ranks`` returns the average ranks of ``true`` when Spearman needs
-    them (by default they are computed here).
+    them (by default they are computed here); ``diff`` is ``rating - true``
+    if the caller has it.
     """
     n = rating.shape[0]
     out = dict.fromkeys(("offset", "rmse", "mae", "spearman", "spread"), math.nan)
     out["n_rated"] = float(n)
     if n == 0:
         return out
-    d = rating - true
+    d = rating - true if diff is None else diff
     offset = float(np.mean(d))
     e = d - offset
     out["offset"] = offset
