@@ -656,6 +656,7 @@ def test_record_swiss_rounds_rejects_as_event_by_event():
     twice = Round(np.array([10, 11]), np.array([11, 12]), empty)
     cases = [
         ([rounds[0], stranger], good, "player 0 is not an entrant"),
+        ([rounds[0]._replace(white=rounds[0].white + 99), rounds[1]], good, "is not"),
         ([rounds[0], twice], good, r"distinct players\. Got player 11"),
         (rounds, [[1.0, 0.0], [1.0, 0.3]], r"must be 0, 0\.5 or 1"),
         (rounds, [[1.0, 0.0], [1.0]], "equal lengths"),
@@ -671,6 +672,43 @@ def test_record_swiss_rounds_rejects_as_event_by_event():
     with pytest.raises(ValueError, match="have met before"):
         record_swiss_rounds(after, rounds, good)
     assert record_swiss_rounds([], [], []) == []
+
+
+def test_record_swiss_rounds_overlapping_events_and_huge_indices():
+    """Events sharing a player, and huge player indices: as event by event."""
+    rng = np.random.default_rng(3)
+    for players in (
+        [np.arange(6), np.arange(3, 9)],  # Players 3 to 5 in both events.
+        [np.arange(6) * 10**12, np.arange(1, 7) * 10**12 + 1],
+    ):
+        states = [swiss_start(p, rng.normal(1800.0, 200.0, 6)) for p in players]
+        for _ in range(3):
+            rounds = [pair_swiss_round(s, rng) for s in states]
+            even = [np.zeros(rd.n_games) for rd in rounds]
+            scores = [_results(rng, x, x) for x in even]
+            after = record_swiss_rounds(states, rounds, scores)
+            _assert_same_states(
+                after,
+                [
+                    record_swiss_round(s, rd, x)
+                    for s, rd, x in zip(states, rounds, scores, strict=True)
+                ],
+            )
+            states = after
+
+
+@pytest.mark.parametrize("skip", [0, 1, 2])
+def test_colour_lots_drawn_together_as_one_by_one(skip: int):
+    """One draw of many lots takes the same numbers as one draw per event."""
+    for seed in range(20):
+        one = np.random.default_rng(seed)
+        for _ in range(skip):  # Leaves half of a 64-bit output buffered.
+            one.integers(2)
+        together = np.random.default_rng()
+        together.bit_generator.state = one.bit_generator.state
+        lots = [pairing._draw_lot(one) for _ in range(seed)]
+        assert pairing._draw_lots(together, seed).tolist() == lots
+        assert together.bit_generator.state == one.bit_generator.state
 
 
 # --------------------------------------------------------------------------
