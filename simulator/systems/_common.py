@@ -6,6 +6,7 @@ system lives in that system's module.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -298,6 +299,58 @@ def reusable(array: _Array, overwrite: bool) -> _Array:
     arrays are copied all the same.
     """
     return array if overwrite and array.flags.writeable else array.copy()
+
+
+def game_days(games: Games, day: float | None, owner: str) -> FloatArray:
+    """Each game's day: ``games.day``, else ``day`` for all, else ValueError.
+
+    For the per-game systems whose deviation grows with the time between
+    games; ``owner`` names the system in the messages.
+    """
+    if games.day is not None:
+        days = np.asarray(games.day, dtype=np.float64)
+    elif day is not None:
+        days = np.full(games.n_games, float(day))
+    else:
+        raise ValueError(
+            f"{owner}.rate needs the day of every game for the RD growth: "
+            "give Games.day or the day= argument."
+        )
+    if not np.all(np.isfinite(days)):
+        raise ValueError(f"{owner}.rate: game days must be finite numbers.")
+    return days
+
+
+_State = TypeVar("_State")
+
+
+def rate_in_rounds(
+    state: _State,
+    games: Games,
+    days: FloatArray,
+    rate_round: Callable[..., _State],
+    overwrite: bool,
+) -> _State:
+    """Rate non-empty ``games`` in order, one round of distinct players at a time.
+
+    ``rate_round(state, white, black, score, days, overwrite=...)`` rates one
+    round. The engine's rounds (no player twice) go in one call; other
+    batches are split by :func:`split_rounds`, and after the first round the
+    state is this call's own, so later rounds may overwrite it.
+    """
+    white, black, score = games.white, games.black, games.score
+    if _disjoint(white, black):
+        return rate_round(state, white, black, score, days, overwrite=overwrite)
+    for i, idx in enumerate(split_rounds(white, black)):
+        state = rate_round(
+            state,
+            white[idx],
+            black[idx],
+            score[idx],
+            days[idx],
+            overwrite=overwrite or i > 0,
+        )
+    return state
 
 
 def _disjoint(white: IntArray, black: IntArray) -> bool:

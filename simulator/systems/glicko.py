@@ -33,12 +33,12 @@ from simulator.systems._common import (
     FloatArray,
     Games,
     IntArray,
-    _disjoint,
     check_choice,
     check_interval,
+    game_days,
     initial_values,
+    rate_in_rounds,
     reusable,
-    split_rounds,
 )
 from simulator.systems.glicko2 import (
     PERIODS,
@@ -320,22 +320,6 @@ def _rate_period_counts(
     return new_rating, new_rd, counts
 
 
-def _days_of(games: Games, day: float | None, owner: str) -> FloatArray:
-    """Each game's day: ``games.day``, else ``day`` for all, else ValueError."""
-    if games.day is not None:
-        days = np.asarray(games.day, dtype=np.float64)
-    elif day is not None:
-        days = np.full(games.n_games, float(day))
-    else:
-        raise ValueError(
-            f"{owner}.rate needs the day of every game for the RD growth: "
-            "give Games.day or the day= argument."
-        )
-    if not np.all(np.isfinite(days)):
-        raise ValueError(f"{owner}.rate: game days must be finite numbers.")
-    return days
-
-
 def _reusable_state(state: GlickoState, overwrite: bool) -> GlickoState:
     """``state`` itself, or a copy of its arrays (:func:`reusable`)."""
     return GlickoState(
@@ -542,24 +526,8 @@ class Glicko:
     ) -> GlickoState:
         if games.n_games == 0:
             return _reusable_state(state, overwrite)
-        days = _days_of(games, day, "Glicko")
-        white, black, score = games.white, games.black, games.score
-        if _disjoint(white, black):
-            # The engine's rounds: one round, the games as they are.
-            return self._rate_games_round(
-                state, white, black, score, days, overwrite=overwrite
-            )
-        for i, idx in enumerate(split_rounds(white, black)):
-            # After the first round the state is this call's own.
-            state = self._rate_games_round(
-                state,
-                white[idx],
-                black[idx],
-                score[idx],
-                days[idx],
-                overwrite=overwrite or i > 0,
-            )
-        return state
+        days = game_days(games, day, "Glicko")
+        return rate_in_rounds(state, games, days, self._rate_games_round, overwrite)
 
     def _rate_games_round(
         self,

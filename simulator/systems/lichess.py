@@ -57,9 +57,10 @@ from simulator.systems._common import (
     _disjoint,
     check_choice,
     check_interval,
+    game_days,
     initial_values,
+    rate_in_rounds,
     reusable,
-    split_rounds,
 )
 from simulator.systems.glicko2 import (
     EPSILON,
@@ -578,34 +579,8 @@ class Lichess:
         games.check_players(n_players)
         if games.n_games == 0:
             return _reusable_state(state, overwrite_state)
-        if games.day is not None:
-            days = np.asarray(games.day, dtype=np.float64)
-        elif day is not None:
-            days = np.full(games.n_games, float(day))
-        else:
-            raise ValueError(
-                "Lichess.rate needs the day of every game for the RD growth: "
-                "give Games.day or the day= argument."
-            )
-        if not np.all(np.isfinite(days)):
-            raise ValueError("Lichess.rate: game days must be finite numbers.")
-        white, black, score = games.white, games.black, games.score
-        if _disjoint(white, black):
-            # The engine's rounds: one round, the games as they are.
-            return self._rate_round(
-                state, white, black, score, days, overwrite=overwrite_state
-            )
-        for i, idx in enumerate(split_rounds(white, black)):
-            # After the first round the state is this call's own.
-            state = self._rate_round(
-                state,
-                white[idx],
-                black[idx],
-                score[idx],
-                days[idx],
-                overwrite=overwrite_state or i > 0,
-            )
-        return state
+        days = game_days(games, day, "Lichess")
+        return rate_in_rounds(state, games, days, self._rate_round, overwrite_state)
 
     def _rate_round(
         self,
