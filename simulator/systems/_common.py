@@ -321,6 +321,30 @@ def game_days(games: Games, day: float | None, owner: str) -> FloatArray:
     return days
 
 
+def days_since_last(
+    days: FloatArray, before: FloatArray, player: IntArray, owner: str
+) -> FloatArray:
+    """Days from each side's last game to this round's, 0 before a first game.
+
+    ``player`` and ``before`` (the last game's day, NaN for none) are the
+    round's sides, White's then Black's; ``days`` is each game's day. A game
+    before a side's last one is a ValueError naming the player (``owner``
+    names the system).
+    """
+    k = days.shape[0]
+    elapsed = np.empty(2 * k)
+    np.subtract(days, before[:k], out=elapsed[:k])
+    np.subtract(days, before[k:], out=elapsed[k:])
+    elapsed = np.where(np.isnan(before), 0.0, elapsed)
+    if np.any(elapsed < 0):
+        i = int(np.flatnonzero(elapsed < 0)[0])
+        raise ValueError(
+            f"{owner}.rate: player {int(player[i])} has a game on day "
+            f"{days[i % k]!r}, before their last game on day {before[i]!r}."
+        )
+    return elapsed
+
+
 _State = TypeVar("_State")
 
 

@@ -35,6 +35,7 @@ from simulator.systems._common import (
     IntArray,
     check_choice,
     check_interval,
+    days_since_last,
     game_days,
     initial_values,
     rate_in_rounds,
@@ -544,22 +545,11 @@ class Glicko:
         Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
         n_players = state.rating.shape[0]
-        k = white.shape[0]
         player = np.concatenate([white, black])
         before = state.last_day[player]
         # Step 1: growth by the periods since the last game, none before
         # the first.
-        elapsed = np.empty(2 * k)
-        np.subtract(days, before[:k], out=elapsed[:k])
-        np.subtract(days, before[k:], out=elapsed[k:])
-        elapsed = np.where(np.isnan(before), 0.0, elapsed)
-        if np.any(elapsed < 0):
-            i = int(np.flatnonzero(elapsed < 0)[0])
-            raise ValueError(
-                f"Glicko.rate: player {int(player[i])} has a game on day "
-                f"{days[i % k]!r}, before their last game on day "
-                f"{before[i]!r}."
-            )
+        elapsed = days_since_last(days, before, player, "Glicko")
         # grow_rd's operations, in place: min(sqrt(RD^2 + c^2 t), max_rd).
         t = elapsed
         t *= self.periods_per_day

@@ -57,6 +57,7 @@ from simulator.systems._common import (
     _disjoint,
     check_choice,
     check_interval,
+    days_since_last,
     game_days,
     initial_values,
     rate_in_rounds,
@@ -597,7 +598,6 @@ class Lichess:
         Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
         n_players = state.rating.shape[0]
-        k = white.shape[0]
         player = np.concatenate([white, black])
         stored = state.rating[player]
         before = state.last_day[player]
@@ -612,17 +612,7 @@ class Lichess:
 
         # 2. RD growth by the days since the last game, none before the
         # first (lila Glicko.liveDeviation), then clamped.
-        elapsed = np.empty(2 * k)
-        np.subtract(days, before[:k], out=elapsed[:k])
-        np.subtract(days, before[k:], out=elapsed[k:])
-        elapsed = np.where(np.isnan(before), 0.0, elapsed)
-        if np.any(elapsed < 0):
-            i = int(np.flatnonzero(elapsed < 0)[0])
-            raise ValueError(
-                f"Lichess.rate: player {int(player[i])} has a game on day "
-                f"{days[i % k]!r}, before their last game on day "
-                f"{before[i]!r}."
-            )
+        elapsed = days_since_last(days, before, player, "Lichess")
         # grow_rd's operations, in place: SCALE * sqrt(phi * phi + t * sigma
         # * sigma), phi = rd / SCALE, t = elapsed * periods per day.
         t = elapsed
