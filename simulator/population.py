@@ -403,7 +403,8 @@ class Population:
         curve and the random walk from it).
     day : float
         The population's clock (days since 1970-01-01): the latest day it was
-        advanced to.
+        advanced to. Only ``true_strength`` depends on it (and on
+        ``strength_day``); the other fields are fixed for the run.
     true_strength : ndarray of shape (n_players,)
         True strength in rating points on each player's ``strength_day``. A
         player who has not yet arrived holds their strength at arrival; one
@@ -469,11 +470,17 @@ class Population:
                 arr.flags.writeable = False
             object.__setattr__(self, name, arr)
         object.__setattr__(self, "day", float(self.day))
-        if n > 0 and not np.max(self.strength_day) <= self.day:
-            raise ValueError(
-                "Population.strength_day must not pass Population.day "
-                f"({self.day:g}). Got {np.max(self.strength_day)!r}."
-            )
+        if n > 0:
+            if not np.all(np.isfinite(self.strength_day)):
+                bad = self.strength_day[~np.isfinite(self.strength_day)][0]
+                raise ValueError(
+                    f"Population.strength_day must hold finite days. Got {bad!r}."
+                )
+            if not np.max(self.strength_day) <= self.day:
+                raise ValueError(
+                    "Population.strength_day must not pass Population.day "
+                    f"({self.day:g}). Got {np.max(self.strength_day)!r}."
+                )
 
     @property
     def n_players(self) -> int:
@@ -736,7 +743,8 @@ def advance(
     rng : numpy.random.Generator
         The run's generator. Moving everyone draws one standard normal per
         player (in the pool or not, so the stream does not depend on who
-        is); moving ``players`` draws one per moving player among them.
+        is); moving ``players`` draws one per player among them who is in
+        the pool for part of the step (none for a player already on ``day``).
     players : array of int, optional
         Distinct indices of the players to move; everyone by default.
 
@@ -787,9 +795,13 @@ def advance(
         strength_day = np.full(population.n_players, t1)
     else:
         chosen = _player_indices(players, population.n_players)
+        # Players already on t1 have nothing to move (nor a normal to draw):
+        # reading a strength twice on a day does not change the stream.
+        since = since_all[chosen]
         moving = chosen[
             (population.arrival_day[chosen] < t1)
-            & (population.departure_day[chosen] > since_all[chosen])
+            & (population.departure_day[chosen] > since)
+            & (since < t1)
             & (population.kind[chosen] != PlayerKind.PROBE)
         ]
         z = rng.standard_normal(moving.size)
@@ -824,12 +836,13 @@ def _player_indices(players: ArrayLike, n_players: int) -> IntArray:
             "advance: players must be a 1-D array of player indices. "
             f"Got shape {idx.shape} and dtype {idx.dtype}."
         )
-    idx = idx.astype(np.intp)
-    if idx.size and (idx.min() < 0 or idx.max() >= n_players):
-        bad = idx[(idx < 0) | (idx >= n_players)][0]
+    outside = (idx < 0) | (idx >= n_players)
+    if np.any(outside):
         raise ValueError(
-            f"advance: player index {int(bad)} is outside 0..{n_players - 1}."
+            f"advance: player index {int(idx[outside][0])} is outside "
+            f"0..{n_players - 1}."
         )
+    idx = idx.astype(np.intp)
     seen = np.zeros(n_players, dtype=bool)
     seen[idx] = True
     if np.count_nonzero(seen) != idx.size:

@@ -343,6 +343,39 @@ def test_two_arenas_run_and_report_both(seed: int) -> None:
     assert n_online > 1.5 * spied.result["otb"].prediction["n_games"].iloc[0]
 
 
+@pytest.mark.parametrize("pairing", ["fide", "true"])
+def test_strengths_read_are_the_days_own(
+    pairing: str, seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every strength the engine reads is moved to that day first.
+
+    Two arenas (the same players on the same days), pairing by rating or by
+    true strength: after each move of some players they stand on the day;
+    at each checkpoint everyone does.
+    """
+    real = engine.advance
+    moves: list[tuple[float, bool]] = []
+
+    def spy(population: Population, day: float, rng: Any, **kw: Any) -> Population:
+        out = real(population, day, rng, **kw)
+        players = kw.get("players")
+        on_day = out.strength_day if players is None else out.strength_day[players]
+        assert np.all(on_day == day)
+        moves.append((day, players is None))
+        return out
+
+    monkeypatch.setattr(engine, "advance", spy)
+    text = TWO_ARENAS.replace(
+        'name = "otb"', f'name = "otb"\npairing_rating = "{pairing}"'
+    )
+    config = parse_config(text)
+    run_replicate(config, np.random.default_rng(seed))
+    everyone = [day for day, full in moves if full]
+    n_days = round(config.years * 365.2425)
+    assert len(everyone) == -(-n_days // config.checkpoint_days)
+    assert sum(not full for _, full in moves) > n_days
+
+
 # --------------------------------------------------------------------------
 # The science: ratings find the truth when the truth stands still
 

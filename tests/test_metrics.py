@@ -163,6 +163,45 @@ def test_spearman_with_whole_number_ratings_and_ties_is_scipys(seed: int) -> Non
     np.testing.assert_array_equal(ranks, stats.rankdata(rating, method="average"))
 
 
+@pytest.mark.parametrize(
+    "x",
+    [
+        [0.0, -0.0, 0.0, 3.0],
+        [-5.0, -5.0, -1.0, 2.0, 2.0, 2.0],
+        [1.0, 1e6, 1e6, 7.0],  # a spread beyond the counting path
+        [2.0**60, 2.0**60 + 2048.0, 5.0],
+        [1.5, 1.5, -2.25],
+    ],
+)
+def test_average_ranks_are_scipys(x: list[float]) -> None:
+    """Average ranks equal scipy's, by counting or by sorting."""
+    a = np.array(x)
+    np.testing.assert_array_equal(
+        _average_ranks(a), stats.rankdata(a, method="average"), strict=False
+    )
+
+
+def test_checkpoint_with_no_one_counted_makes_no_run() -> None:
+    """With no active rated player the offset is unknown: no newcomer is inside."""
+    rec = Recorder(["x"], 3, MetricsConfig(min_at_risk=1))
+    true = np.array([1500.0, 1600.0, 1700.0])
+    for day in (1.0, 2.0):
+        rec.checkpoint(
+            day,
+            {"x": true.copy()},
+            true,
+            np.zeros(3, bool),
+            np.array([5, 5, 5]) * int(day),
+            np.ones(3, bool),
+            np.zeros(3, bool),
+        )
+    s = rec.result().summary.iloc[0]
+    assert s["n25_median"] == math.inf and s["n25_converged"] == 0.0
+    np.testing.assert_array_equal(rec._last_error, np.inf)
+    curve = rec.result().convergence
+    assert curve.loc[curve["n"] > 0, "median_error"].eq(math.inf).all()
+
+
 def test_inactive_and_unrated_players_are_left_out() -> None:
     """Only active players with a rating enter the offset and the counts."""
     true = _pool()

@@ -252,6 +252,37 @@ def test_advancing_some_players_refuses_bad_indices(rng: np.random.Generator) ->
         dataclasses.replace(pop, strength_day=np.full(pop.n_players, START + 5.0))
 
 
+def test_advancing_some_players_twice_on_a_day_draws_nothing(
+    rng: np.random.Generator,
+) -> None:
+    """Players already on the day, or outside the pool, neither move nor draw."""
+    pop = advance(_pool(rng, 500, n_days=365), START + 40, rng)
+    state = rng.bit_generator.state
+    again = advance(pop, START + 40, rng, players=np.arange(pop.n_players))
+    assert rng.bit_generator.state == state
+    np.testing.assert_array_equal(again.true_strength, pop.true_strength)
+    empty = advance(pop, START + 41, rng, players=np.array([], dtype=np.intp))
+    assert rng.bit_generator.state == state and empty.day == START + 41
+    np.testing.assert_array_equal(empty.true_strength, pop.true_strength)
+    # Newcomers who arrive later, and players who left, keep their strength.
+    later = np.flatnonzero(pop.arrival_day > START + 60)
+    gone = np.flatnonzero(pop.departure_day <= START + 40)
+    assert later.size and gone.size
+    moved = advance(pop, START + 60, rng, players=np.concatenate([later, gone]))
+    np.testing.assert_array_equal(moved.true_strength[later], pop.true_strength[later])
+    np.testing.assert_array_equal(moved.true_strength[gone], pop.true_strength[gone])
+
+
+def test_strength_day_must_be_finite(rng: np.random.Generator) -> None:
+    """NaN or infinite strength days are refused with their own message."""
+    pop = _pool(rng, 50)
+    for bad in (np.nan, -np.inf):
+        with pytest.raises(ValueError, match="finite"):
+            dataclasses.replace(pop, strength_day=np.full(pop.n_players, bad))
+    with pytest.raises(ValueError, match="9223372036854775808 is outside"):
+        advance(pop, START + 1, rng, players=np.array([2**63], dtype=np.uint64))
+
+
 def test_moving_players_only_when_read_keeps_the_distribution(seed: int) -> None:
     """Players moved on scattered days match players moved every day.
 

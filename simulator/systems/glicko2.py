@@ -384,7 +384,7 @@ def _illinois(
 
 
 def _check_indices(white: IntArray, black: IntArray, n_players: int) -> None:
-    """Raise for player indices that :func:`_step3_sums` cannot read.
+    """Raise for player indices that the side sums (:func:`_side_sums`) cannot read.
 
     IndexError for one out of bounds (as indexing raises), ValueError for a
     negative one (as a per-player count would).

@@ -16,6 +16,7 @@ from simulator.systems._common import (
     initial_values,
     list_day_after,
     list_day_on,
+    reusable,
     round_half_away,
     round_half_up,
     split_rounds,
@@ -347,3 +348,41 @@ def test_check_interval_messages(
 def test_check_interval_accepts(value: object, closed: str) -> None:
     """Values inside the interval, numpy scalars included, pass silently."""
     check_interval("Owner", "param", value, 0, 1, closed=closed)
+
+
+# ---------------------------------------------------------------------------
+# overwrite_state
+
+
+def test_reusable_gives_the_array_only_when_allowed_and_writable() -> None:
+    """reusable: the array itself if overwriting is allowed, else a copy."""
+    a = np.arange(3.0)
+    assert reusable(a, True) is a
+    copy = reusable(a, False)
+    assert copy is not a and np.array_equal(copy, a)
+    frozen = np.arange(3.0)
+    frozen.flags.writeable = False
+    out = reusable(frozen, True)
+    assert out is not frozen and out.flags.writeable
+
+
+def test_per_game_rate_with_overwrite_leaves_read_only_states_intact() -> None:
+    """A read-only state is copied, not written, even with overwrite_state."""
+    from simulator.systems import make_system
+
+    for name in ("elo", "lichess", "glicko"):
+        system = make_system(name, **({"per_game": True} if name == "glicko" else {}))
+        state = system.new_state(4, day=0.0)
+        for a in state:
+            a.flags.writeable = False
+        before = [a.copy() for a in state]
+        games = Games(
+            np.array([0, 2, 0]),
+            np.array([1, 3, 2]),
+            np.array([1.0, 0.5, 0.0]),
+            day=np.array([1.0, 1.0, 2.0]),
+        )
+        new = system.rate(state, games, overwrite_state=True)
+        for a, b in zip(state, before, strict=True):
+            np.testing.assert_array_equal(a, b)
+        assert not np.array_equal(new.rating, state.rating)
