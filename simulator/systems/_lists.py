@@ -915,7 +915,9 @@ def _event_groups(
     shift = n.bit_length()
     if (int(p.max()) - lows[0] + 1) * e_span * o_span << shift <= 2**63:
         # The row number in the low bits: a plain sort of the keys (several
-        # times faster than an argsort) gives the order too.
+        # times faster than an argsort) gives the order too. Every part of
+        # the key is counted from its minimum, so keys are never negative,
+        # and the check above keeps the shifted key below 2^63.
         key <<= shift
         key |= np.arange(n)
         key.sort()

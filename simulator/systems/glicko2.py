@@ -248,7 +248,8 @@ def _new_volatility(
         A, left, tau2=tau2, epsilon=epsilon, iterations=max_iterations - first
     )
     # Checked after the loops, not in a for-else: a player converging on the
-    # last allowed iteration has converged.
+    # last allowed iteration has converged. (Positions may repeat: converged
+    # slots are refilled with copies of live players, hence the unique.)
     if left.pos.size:
         raise RuntimeError(
             f"Glicko-2 step 5 did not converge in {max_iterations} iterations "
