@@ -345,6 +345,48 @@ def days_since_last(
     return elapsed
 
 
+def round_result(
+    old: tuple[FloatArray, ...],
+    new: tuple[FloatArray, ...],
+    n_games: IntArray,
+    last_day: FloatArray,
+    player: IntArray,
+    days: FloatArray,
+    overwrite: bool,
+) -> tuple[list[FloatArray], IntArray, FloatArray]:
+    """A per-game system's per-player arrays after one round.
+
+    ``old`` are the state's arrays of values (rating, RD, ...), ``new`` their
+    new values on the round's sides (``player``: White's then Black's, all
+    distinct), ``days`` each game's day. Returns the new value arrays, game
+    counts and last-game days. When everyone played, they are read through
+    the inverse permutation rather than written into copies of the old
+    arrays; otherwise the old ones are written into when ``overwrite``
+    allows it (:func:`reusable`).
+    """
+    n_players = n_games.shape[0]
+    # Each side's day: one number if the round has one (bit for bit, as the
+    # engine's rounds do).
+    bits = days.view(np.int64)
+    when = days[0] if np.all(bits == bits[0]) else np.concatenate([days, days])
+    if player.size == n_players:
+        side = np.empty(n_players, dtype=np.intp)
+        side[player] = np.arange(n_players)
+        return (
+            [np.take(v, side) for v in new],
+            n_games + 1,
+            np.full(n_players, when) if np.ndim(when) == 0 else np.take(when, side),
+        )
+    values = [reusable(a, overwrite) for a in old]
+    for a, v in zip(values, new, strict=True):
+        a[player] = v
+    n_games = reusable(n_games, overwrite)
+    n_games[player] += 1
+    last_day = reusable(last_day, overwrite)
+    last_day[player] = when
+    return values, n_games, last_day
+
+
 _State = TypeVar("_State")
 
 

@@ -40,6 +40,7 @@ from simulator.systems._common import (
     initial_values,
     rate_in_rounds,
     reusable,
+    round_result,
 )
 from simulator.systems.glicko2 import (
     PERIODS,
@@ -544,7 +545,6 @@ class Glicko:
 
         Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
-        n_players = state.rating.shape[0]
         player = np.concatenate([white, black])
         before = state.last_day[player]
         # Step 1: growth by the periods since the last game, none before
@@ -564,23 +564,15 @@ class Glicko:
         r_new, rd_new = _rate_round(
             state.rating[player], rd_onset, score, self.initial_rd
         )
-        when = np.concatenate([days, days])
-        if player.size == n_players:
-            # Everyone played (distinct players): the new values are the
-            # sides' values in player order, read through the inverse
-            # permutation rather than written into copies of the old.
-            side = np.empty(n_players, dtype=np.intp)
-            side[player] = np.arange(n_players)
-            return GlickoState(
-                np.take(r_new, side),
-                np.take(rd_new, side),
-                state.n_games + 1,
-                np.take(when, side),
-            )
-        rating, rd, n_games, last_day = _reusable_state(state, overwrite)
-        rating[player], rd[player] = r_new, rd_new
-        n_games[player] += 1
-        last_day[player] = when
+        (rating, rd), n_games, last_day = round_result(
+            (state.rating, state.rd),
+            (r_new, rd_new),
+            state.n_games,
+            state.last_day,
+            player,
+            days,
+            overwrite,
+        )
         return GlickoState(rating, rd, n_games, last_day)
 
     def rating(self, state: GlickoState) -> FloatArray:

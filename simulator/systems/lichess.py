@@ -62,6 +62,7 @@ from simulator.systems._common import (
     initial_values,
     rate_in_rounds,
     reusable,
+    round_result,
 )
 from simulator.systems.glicko2 import (
     EPSILON,
@@ -597,7 +598,6 @@ class Lichess:
 
         Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
-        n_players = state.rating.shape[0]
         player = np.concatenate([white, black])
         stored = state.rating[player]
         before = state.last_day[player]
@@ -671,27 +671,15 @@ class Lichess:
         np.clip(rd1, self.min_rd, self.max_rd, out=rd1)
         np.minimum(s1, self.max_volatility, out=s1)
 
-        # Each side's day: one number if the round has one (bit for bit, as
-        # the engine's rounds do).
-        bits = days.view(np.int64)
-        when = days[0] if np.all(bits == bits[0]) else np.concatenate([days, days])
-        if player.size == n_players:
-            # Everyone played (distinct players): the new values are the
-            # sides' values in player order, read through the inverse
-            # permutation rather than written into copies of the old.
-            side = np.empty(n_players, dtype=np.intp)
-            side[player] = np.arange(n_players)
-            return LichessState(
-                np.take(r1, side),
-                np.take(rd1, side),
-                np.take(s1, side),
-                state.n_games + 1,
-                np.full(n_players, when) if np.ndim(when) == 0 else np.take(when, side),
-            )
-        rating, rd, volatility, n_games, last_day = _reusable_state(state, overwrite)
-        rating[player], rd[player], volatility[player] = r1, rd1, s1
-        n_games[player] += 1
-        last_day[player] = when
+        (rating, rd, volatility), n_games, last_day = round_result(
+            (state.rating, state.rd, state.volatility),
+            (r1, rd1, s1),
+            state.n_games,
+            state.last_day,
+            player,
+            days,
+            overwrite,
+        )
         return LichessState(rating, rd, volatility, n_games, last_day)
 
     def rating(self, state: LichessState) -> FloatArray:
