@@ -471,15 +471,18 @@ class Population:
             object.__setattr__(self, name, arr)
         object.__setattr__(self, "day", float(self.day))
         if n > 0:
-            if not np.all(np.isfinite(self.strength_day)):
+            # Two reductions, no temporary array: advance rebuilds a
+            # population for every round (NaN makes both NaN).
+            low, high = np.min(self.strength_day), np.max(self.strength_day)
+            if not (np.isfinite(low) and np.isfinite(high)):
                 bad = self.strength_day[~np.isfinite(self.strength_day)][0]
                 raise ValueError(
                     f"Population.strength_day must hold finite days. Got {bad!r}."
                 )
-            if not np.max(self.strength_day) <= self.day:
+            if not high <= self.day:
                 raise ValueError(
                     "Population.strength_day must not pass Population.day "
-                    f"({self.day:g}). Got {np.max(self.strength_day)!r}."
+                    f"({self.day:g}). Got {high!r}."
                 )
 
     @property
