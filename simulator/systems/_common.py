@@ -345,6 +345,14 @@ def days_since_last(
     return elapsed
 
 
+_Tuple = TypeVar("_Tuple", bound=tuple[Any, ...])
+
+
+def reusable_state(state: _Tuple, overwrite: bool) -> _Tuple:
+    """A state (a NamedTuple of per-player arrays) with :func:`reusable` arrays."""
+    return type(state)(*(reusable(a, overwrite) for a in state))
+
+
 def round_result(
     old: tuple[FloatArray, ...],
     new: tuple[FloatArray, ...],

@@ -39,7 +39,7 @@ from simulator.systems._common import (
     game_days,
     initial_values,
     rate_in_rounds,
-    reusable,
+    reusable_state,
     round_result,
 )
 from simulator.systems.glicko2 import (
@@ -322,16 +322,6 @@ def _rate_period_counts(
     return new_rating, new_rd, counts
 
 
-def _reusable_state(state: GlickoState, overwrite: bool) -> GlickoState:
-    """``state`` itself, or a copy of its arrays (:func:`reusable`)."""
-    return GlickoState(
-        reusable(state.rating, overwrite),
-        reusable(state.rd, overwrite),
-        reusable(state.n_games, overwrite),
-        reusable(state.last_day, overwrite),
-    )
-
-
 @dataclass(frozen=True)
 class Glicko:
     """Glickman's Glicko-1, with calendar rating periods or one period per game.
@@ -527,7 +517,7 @@ class Glicko:
         self, state: GlickoState, games: Games, day: float | None, overwrite: bool
     ) -> GlickoState:
         if games.n_games == 0:
-            return _reusable_state(state, overwrite)
+            return reusable_state(state, overwrite)
         days = game_days(games, day, "Glicko")
         return rate_in_rounds(state, games, days, self._rate_games_round, overwrite)
 

@@ -61,7 +61,7 @@ from simulator.systems._common import (
     game_days,
     initial_values,
     rate_in_rounds,
-    reusable,
+    reusable_state,
     round_result,
 )
 from simulator.systems.glicko2 import (
@@ -366,17 +366,6 @@ def provisional(
     return np.asarray(state.rd >= threshold)
 
 
-def _reusable_state(state: LichessState, overwrite: bool) -> LichessState:
-    """``state`` itself, or a copy of its arrays (:func:`reusable`)."""
-    return LichessState(
-        reusable(state.rating, overwrite),
-        reusable(state.rd, overwrite),
-        reusable(state.volatility, overwrite),
-        reusable(state.n_games, overwrite),
-        reusable(state.last_day, overwrite),
-    )
-
-
 @dataclass(frozen=True)
 class Lichess:
     """Glicko-2 as Lichess runs it: a rating period per game, clamps, regulator.
@@ -580,7 +569,7 @@ class Lichess:
         n_players = state.rating.shape[0]
         games.check_players(n_players)
         if games.n_games == 0:
-            return _reusable_state(state, overwrite_state)
+            return reusable_state(state, overwrite_state)
         days = game_days(games, day, "Lichess")
         return rate_in_rounds(state, games, days, self._rate_round, overwrite_state)
 
