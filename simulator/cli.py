@@ -1432,7 +1432,7 @@ def _versions() -> dict[str, str]:
     from importlib.metadata import PackageNotFoundError, version
 
     out = {"python": platform.python_version(), "ratingsim": __version__}
-    for name in ("numpy", "scipy", "pandas", "matplotlib"):
+    for name in ("numpy", "numba", "scipy", "pandas", "matplotlib"):
         try:
             out[name] = version(name)
         except PackageNotFoundError:  # pragma: no cover - all are dependencies
