@@ -6,6 +6,7 @@ system lives in that system's module.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -13,6 +14,7 @@ from typing import Any, TypeVar
 import numpy as np
 from numpy.typing import ArrayLike
 
+from simulator._jit import jit
 from simulator._types import FloatArray, IntArray
 from simulator._validate import check_choice, check_interval
 
@@ -353,24 +355,76 @@ def reusable_state(state: _Tuple, overwrite: bool) -> _Tuple:
     return type(state)(*(reusable(a, overwrite) for a in state))
 
 
-def round_result(
-    old: tuple[FloatArray, ...],
-    new: tuple[FloatArray, ...],
+@jit
+def gather(values: FloatArray, index: IntArray, out: FloatArray) -> FloatArray:
+    """``values[index]`` into ``out``, for valid indices (unchecked).
+
+    One array per loop: gathering several at once is slower when together
+    they do not fit in the CPU's cache (as with four arrays of 100,000
+    players), one at a time they do.
+    """
+    for i in range(index.shape[0]):
+        out[i] = values[index[i]]
+    return out
+
+
+@jit
+def scatter(values: FloatArray, index: IntArray, out: FloatArray) -> None:
+    """``out[index] = values`` for valid indices (unchecked), as :func:`gather`."""
+    for i in range(index.shape[0]):
+        out[index[i]] = values[i]
+
+
+@jit
+def at_least(x: float, low: float) -> float:
+    """``np.maximum`` of two numbers: NaN stays NaN."""
+    return x if x >= low or math.isnan(x) else low
+
+
+@jit
+def at_most(x: float, high: float) -> float:
+    """``np.minimum`` of two numbers: NaN stays NaN."""
+    return x if x <= high or math.isnan(x) else high
+
+
+@jit
+def within(x: float, low: float, high: float) -> float:
+    """``np.clip`` of a number: NaN stays NaN."""
+    return at_most(at_least(x, low), high)
+
+
+def round_arrays(
+    old: tuple[FloatArray, ...], player: IntArray, overwrite: bool
+) -> list[FloatArray]:
+    """The arrays a per-game round's new values go into, at ``player``.
+
+    ``old`` are the state's arrays of values (rating, RD, ...) and
+    ``player`` the round's sides (White's then Black's, all distinct). The
+    old arrays themselves when ``overwrite`` allows it (:func:`reusable`),
+    else new ones: empty when everyone played (every entry is written, by
+    :func:`scatter`), copies otherwise.
+    """
+    everyone = player.size == old[0].shape[0]
+    return [
+        np.empty_like(a)
+        if everyone and not (overwrite and a.flags.writeable)
+        else reusable(a, overwrite)
+        for a in old
+    ]
+
+
+def round_counts(
     n_games: IntArray,
     last_day: FloatArray,
     player: IntArray,
     days: FloatArray,
     overwrite: bool,
-) -> tuple[list[FloatArray], IntArray, FloatArray]:
-    """A per-game system's per-player arrays after one round.
+) -> tuple[IntArray, FloatArray]:
+    """Game counts and last-game days after a per-game round.
 
-    ``old`` are the state's arrays of values (rating, RD, ...), ``new`` their
-    new values on the round's sides (``player``: White's then Black's, all
-    distinct), ``days`` each game's day. Returns the new value arrays, game
-    counts and last-game days. When everyone played, they are read through
-    the inverse permutation rather than written into copies of the old
-    arrays; otherwise the old ones are written into when ``overwrite``
-    allows it (:func:`reusable`).
+    ``player`` are the round's sides (White's then Black's, all distinct),
+    ``days`` each game's day. Written into the old arrays when
+    ``overwrite`` allows it (:func:`reusable`).
     """
     n_players = n_games.shape[0]
     # Each side's day: one number if the round has one (bit for bit, as the
@@ -378,21 +432,23 @@ def round_result(
     bits = days.view(np.int64)
     when = days[0] if np.all(bits == bits[0]) else np.concatenate([days, days])
     if player.size == n_players:
-        side = np.empty(n_players, dtype=np.intp)
-        side[player] = np.arange(n_players)
-        return (
-            [np.take(v, side) for v in new],
-            n_games + 1,
-            np.full(n_players, when) if np.ndim(when) == 0 else np.take(when, side),
-        )
-    values = [reusable(a, overwrite) for a in old]
-    for a, v in zip(values, new, strict=True):
-        a[player] = v
+        # Everyone played: whole arrays, written into when allowed.
+        if overwrite and n_games.flags.writeable:
+            n_games += 1
+        else:
+            n_games = n_games + 1
+        if not (overwrite and last_day.flags.writeable):
+            last_day = np.empty(n_players)
+        if np.ndim(when) == 0:
+            last_day[:] = when
+        else:
+            last_day[player] = when
+        return n_games, last_day
     n_games = reusable(n_games, overwrite)
     n_games[player] += 1
     last_day = reusable(last_day, overwrite)
     last_day[player] = when
-    return values, n_games, last_day
+    return n_games, last_day
 
 
 _State = TypeVar("_State")

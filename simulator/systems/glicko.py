@@ -23,24 +23,30 @@ The update is vectorised over players with ``np.bincount`` sums, as in
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
 
+from simulator._jit import jit
 from simulator.systems._common import (
     FloatArray,
     Games,
     IntArray,
+    at_most,
     check_choice,
     check_interval,
     days_since_last,
     game_days,
+    gather,
     initial_values,
     rate_in_rounds,
     reusable_state,
-    round_result,
+    round_arrays,
+    round_counts,
+    scatter,
 )
 from simulator.systems.glicko2 import (
     PERIODS,
@@ -175,45 +181,6 @@ def _sums(
     np.add.at(counts, white, 1)
     np.add.at(counts, black, 1)
     return info, gain, counts
-
-
-def _rate_round(
-    rating: FloatArray, rd_onset: FloatArray, score: FloatArray, max_rd: float
-) -> tuple[FloatArray, FloatArray]:
-    """:func:`rate_period` of one round with ``c = 0``, on the games' sides.
-
-    ``rating`` and ``rd_onset`` have shape (2 n_games,): White's side of
-    every game, then Black's (distinct players); the results come in that
-    order. The same numbers as ``rate_period`` over those sides.
-    """
-    k = score.shape[0]
-    # grow_rd(rd_onset, 1.0, c=0.0, max_rd=max_rd), in place; its "+ 0.0"
-    # is left out, as it changes no square (none is -0.0).
-    rd = np.multiply(rd_onset, rd_onset)
-    np.sqrt(rd, out=rd)
-    np.minimum(rd, max_rd, out=rd)
-    g_side = g(rd)
-    g_opp = np.concatenate([g_side[k:], g_side[:k]])
-    diff = np.empty(2 * k)
-    np.subtract(rating[:k], rating[k:], out=diff[:k])
-    np.negative(diff[:k], out=diff[k:])
-    s_own = np.concatenate([score, np.subtract(1.0, score)])
-    info, gain = _side_weights(diff, g_opp, s_own, np.empty(2 * k))
-    # A one-term scatter-add is 0.0 + term (which turns -0.0 into 0.0).
-    info += 0.0
-    gain += 0.0
-    # precision = 1 / RD^2 + q^2 info; rating + q / precision * gain and
-    # sqrt(1 / precision), in place.
-    precision = np.multiply(rd, rd)
-    np.divide(1.0, precision, out=precision)
-    info *= Q * Q
-    precision += info
-    new_rating = np.divide(Q, precision, out=info)
-    new_rating *= gain
-    np.add(rating, new_rating, out=new_rating)
-    new_rd = np.divide(1.0, precision, out=precision)
-    np.sqrt(new_rd, out=new_rd)
-    return new_rating, new_rd
 
 
 def estimated_variance(
@@ -536,35 +503,109 @@ class Glicko:
         Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
         player = np.concatenate([white, black])
-        before = state.last_day[player]
+        n = player.size
+        # The sides' ratings, RDs and last days (gathered one array at a
+        # time); the last days become E's exponent in place.
+        rating, rd, e = (
+            gather(a, player, np.empty(n))
+            for a in (state.rating, state.rd, state.last_day)
+        )
+        g_opp = np.empty(n)
         # Step 1: growth by the periods since the last game, none before
-        # the first.
-        elapsed = days_since_last(days, before, player, "Glicko")
-        # grow_rd's operations, in place: min(sqrt(RD^2 + c^2 t), max_rd).
-        t = elapsed
-        t *= self.periods_per_day
-        t *= self.c * self.c
-        rd_onset = state.rd[player]
-        rd_onset *= rd_onset
-        rd_onset += t
-        np.sqrt(rd_onset, out=rd_onset)
-        np.minimum(rd_onset, self.initial_rd, out=rd_onset)
-        # Step 2: the game as a one-game period (growth already applied):
-        # rate_period with c = 0 over the round's sides (distinct players).
-        r_new, rd_new = _rate_round(
-            state.rating[player], rd_onset, score, self.initial_rd
+        # the first. Step 2: the game as a one-game period (growth already
+        # applied): rate_period with c = 0 over the round's sides.
+        growth = (self.periods_per_day, self.c * self.c, self.initial_rd)
+        if _before_game(days, growth, rating, rd, e, g_opp):
+            # A game before a player's last one: the error of every system.
+            days_since_last(days, state.last_day[player], player, "Glicko")
+        # 10 ** e by numpy's power, as _side_weights computes it.
+        np.power(np.full(n, 10.0), e, out=e)
+        _after_game(rating, rd, e, g_opp, score)
+        new_rating, new_rd = round_arrays((state.rating, state.rd), player, overwrite)
+        scatter(rating, player, new_rating)
+        scatter(rd, player, new_rd)
+        n_games, last_day = round_counts(
+            state.n_games, state.last_day, player, days, overwrite
         )
-        (rating, rd), n_games, last_day = round_result(
-            (state.rating, state.rd),
-            (r_new, rd_new),
-            state.n_games,
-            state.last_day,
-            player,
-            days,
-            overwrite,
-        )
-        return GlickoState(rating, rd, n_games, last_day)
+        return GlickoState(new_rating, new_rd, n_games, last_day)
 
     def rating(self, state: GlickoState) -> FloatArray:
         """Ratings as they stand: Glicko publishes every player's rating."""
         return state.rating.copy()
+
+
+#: pi^2, of g (step 2).
+_PI2 = np.pi**2
+#: 3 q^2, of g, as :func:`g` computes it (scalars first).
+_G3 = 3.0 * Q * Q
+
+
+@jit
+def _before_game(
+    days: FloatArray,
+    growth: tuple[float, float, float],
+    rating: FloatArray,
+    rd: FloatArray,
+    e: FloatArray,
+    g_opp: FloatArray,
+) -> bool:
+    """Steps 1-2 of a per-game round, up to E's exponent, in place.
+
+    The sides are White's then Black's, with their ratings in ``rating``,
+    RDs in ``rd`` and last days in ``e``. ``growth`` is (periods per day,
+    c^2, max RD). Step 1: ``rd`` grows, :func:`grow_rd`'s ``min(sqrt(RD^2 +
+    c^2 t), max_rd)`` (no growth before a first game), and then by the
+    one-game period with c = 0, ``min(sqrt(RD^2), max_rd)``, as
+    :func:`rate_period` does it. Step 2: each side's opponent's g goes into
+    ``g_opp`` and E's exponent ``-g_opp (r_own - r_opp) / 400`` into ``e``
+    (of 10). Returns whether a side's game is dated before its last game.
+    """
+    periods_per_day, c2, max_rd = growth
+    k = days.shape[0]
+    late = False
+    # Each side: its growth, and its g, for its opponent.
+    for i in range(2 * k):
+        day = days[i] if i < k else days[i - k]
+        elapsed = day - e[i]
+        late |= elapsed < 0
+        t = 0.0 if math.isnan(elapsed) else elapsed
+        grown = at_most(math.sqrt(rd[i] * rd[i] + t * periods_per_day * c2), max_rd)
+        rd[i] = at_most(math.sqrt(grown * grown), max_rd)
+        g_opp[i + k if i < k else i - k] = 1.0 / math.sqrt(
+            1.0 + _G3 * rd[i] * rd[i] / _PI2
+        )
+    # Each game: both sides' exponents (Black's difference is minus
+    # White's, exactly).
+    for w in range(k):
+        b = w + k
+        diff = rating[w] - rating[b]
+        e[w] = -(diff * g_opp[w]) / 400.0
+        e[b] = -(-diff * g_opp[b]) / 400.0
+    return late
+
+
+@jit
+def _after_game(
+    rating: FloatArray,
+    rd: FloatArray,
+    e: FloatArray,
+    g_opp: FloatArray,
+    score: FloatArray,
+) -> None:
+    """Step 2 of a per-game round from ``e`` = 10 ** E's exponent, in place.
+
+    E, then ``g^2 E (1 - E)`` and ``g (s - E)`` (each plus 0.0, as the
+    period's one-term sums: it turns -0.0 into 0.0), the precision ``1 /
+    RD^2 + q^2 g^2 E (1 - E)``, and the new rating ``r + q / precision g (s
+    - E)`` and RD ``sqrt(1 / precision)`` into ``rating`` and ``rd``.
+    """
+    k = score.shape[0]
+    for i in range(2 * k):
+        s = score[i] if i < k else 1.0 - score[i - k]
+        g = g_opp[i]
+        expected = 1.0 / (e[i] + 1.0)
+        gain = (s - expected) * g + 0.0
+        info = g * g * expected * (1.0 - expected) + 0.0
+        precision = 1.0 / (rd[i] * rd[i]) + info * (Q * Q)
+        rating[i] = rating[i] + Q / precision * gain
+        rd[i] = math.sqrt(1.0 / precision)

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from simulator._jit import jit
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -146,52 +147,27 @@ def new_volatility(
 
 _NO_BRACKET = "Glicko-2 step 5: no bracket found within the bound."
 
-
-def _f(
-    x: FloatArray, rest: FloatArray, base0: FloatArray, a: FloatArray, tau2: float
-) -> FloatArray:
-    """Step 5.1's f(x), with the paper's order of operations, in place.
-
-    ``ex * (rest - ex) / (2.0 * base * base) - (x - a) / tau2`` with
-    ``base = base0 + ex``, ``rest = delta^2 - phi^2 - v`` and
-    ``base0 = phi^2 + v``: bit for bit the same as writing f out, with fewer
-    temporary arrays.
-    """
-    ex = np.exp(x)
-    base = base0 + ex
-    out = rest - ex
-    out *= ex
-    den = np.multiply(base, 2.0, out=ex)
-    den *= base
-    out /= den
-    np.subtract(x, a, out=den)
-    den /= tau2
-    out -= den
-    return out
-
-
 #: Most players per block of step 5 (see :func:`_new_volatility`).
-_BLOCK = 1 << 15
+_BLOCK = 1 << 13
 #: Illinois iterations done block by block, before the players left are pooled.
-_BLOCK_ITERATIONS = 3
+_BLOCK_ITERATIONS = 4
 
 
 class _Iterates(NamedTuple):
     """The players still in step 5.4's iteration, as parallel arrays.
 
-    ``pos`` is each one's position among all players; ``a_``, ``b_``,
-    ``fa`` and ``fb`` are the paper's A, B, f(A) and f(B), and ``rest``,
-    ``base0`` and ``a`` the constants of their f (:func:`_f`).
+    ``pos`` is each one's position among all players, ``a`` its
+    ln(sigma^2); ``a_``, ``b_``, ``fa`` and ``fb`` are the paper's A, B,
+    f(A) and f(B), and ``c`` the next C.
     """
 
     pos: IntArray
+    a: FloatArray
     a_: FloatArray
     b_: FloatArray
     fa: FloatArray
     fb: FloatArray
-    rest: FloatArray
-    base0: FloatArray
-    a: FloatArray
+    c: FloatArray
 
 
 def _new_volatility(
@@ -206,10 +182,19 @@ def _new_volatility(
 ) -> FloatArray:
     """:func:`new_volatility` on float arrays, given ``phi2``, phi squared.
 
-    Players are independent, so the bracket and the first
-    ``_BLOCK_ITERATIONS`` Illinois iterations go in blocks of at most
-    ``_BLOCK`` players, whose dozen working arrays stay in the CPU's cache
-    (about a third faster at 100,000 players than all at once); the few
+    The arithmetic of each step is a compiled loop over the players; the
+    exponentials and logarithms between the loops are numpy's, on whole
+    arrays: numpy's are SIMD, faster than the C library's that a compiled
+    loop would call, and they differ from those in the last bit for a few
+    inputs (the results are numpy's, bit for bit). An Illinois iteration is
+    one ``np.exp`` and one loop, which drops the players that converge.
+
+    At 100,000 players, the operating system's mapping of new memory for
+    the loops' arrays would take more than half as long as the loops. So the
+    bracket and the first ``_BLOCK_ITERATIONS`` Illinois iterations go in
+    blocks of at most ``_BLOCK`` players, in arrays that the next block gets
+    back from the allocator already mapped (and that stay in the CPU's
+    cache); the few
     players left are then pooled, so that the last iterations, on small
     arrays, run once and not once per block. The errors are those of all
     players at once: a missing bracket raises in its block (the bracket
@@ -218,18 +203,18 @@ def _new_volatility(
     """
     if max_iterations < 1:
         raise RuntimeError(_NO_BRACKET)
-    tau2 = tau * tau
     n = sigma.shape[0]
-    A = np.empty(n)
+    tau2 = tau * tau
+    # A / 2 of each player, as the iteration leaves it.
+    half_a = np.empty(n)
     first = min(_BLOCK_ITERATIONS, max_iterations)
     n_blocks = max(1, -(-n // _BLOCK))
     parts = []
     for i in range(n_blocks):
-        start, stop = i * n // n_blocks, (i + 1) * n // n_blocks
-        block = slice(start, stop)
+        block = slice(i * n // n_blocks, (i + 1) * n // n_blocks)
         begun = _bracket(
-            A,
-            start,
+            half_a[block],
+            block.start,
             sigma[block],
             phi2[block],
             v[block],
@@ -238,29 +223,29 @@ def _new_volatility(
             epsilon=epsilon,
             max_iterations=max_iterations,
         )
-        parts.append(_illinois(A, begun, tau2=tau2, epsilon=epsilon, iterations=first))
+        left = _illinois(half_a, phi2, v, delta, begun, tau2, epsilon, first)
+        # Copies, so that the block's arrays go back to the allocator.
+        parts.append(left if n_blocks == 1 else _Iterates._make(x.copy() for x in left))
     left = (
         parts[0]
         if n_blocks == 1
         else _Iterates(*map(np.concatenate, zip(*parts, strict=True)))
     )
     left = _illinois(
-        A, left, tau2=tau2, epsilon=epsilon, iterations=max_iterations - first
+        half_a, phi2, v, delta, left, tau2, epsilon, max_iterations - first
     )
     # Checked after the loops, not in a for-else: a player converging on the
-    # last allowed iteration has converged. (Positions may repeat: converged
-    # slots are refilled with copies of live players, hence the unique.)
+    # last allowed iteration has converged.
     if left.pos.size:
         raise RuntimeError(
             f"Glicko-2 step 5 did not converge in {max_iterations} iterations "
-            f"for {np.unique(left.pos).size} players."
+            f"for {left.pos.size} players."
         )
-    sigma_new: FloatArray = np.exp(A / 2.0)
-    return sigma_new
+    return np.exp(half_a, out=half_a)
 
 
 def _bracket(
-    A: FloatArray,
+    half_a: FloatArray,
     start: int,
     sigma: FloatArray,
     phi2: FloatArray,
@@ -271,117 +256,264 @@ def _bracket(
     epsilon: float,
     max_iterations: int,
 ) -> _Iterates:
-    """Steps 5.1-5.2 for the players from ``start`` on: A = a, and B.
+    """Steps 5.1-5.3 for the players from ``start`` on: a, A = a, and B.
 
-    Writes every player's A into ``A`` and returns those whose bracket is
-    wider than ``epsilon``.
+    Writes every player's A / 2 into ``half_a`` and returns those whose
+    bracket is wider than ``epsilon``, with their first C.
     """
-    delta2 = delta**2
+    n = sigma.shape[0]
     tau2 = tau * tau
-    a = np.log(sigma * sigma)
-    rest = delta2 - phi2 - v
-    base0 = phi2 + v
-
-    # Step 5.2: initial bracket [A, B]: B = ln(delta^2 - phi^2 - v) if
-    # delta^2 > phi^2 + v, else a - k tau for the first k = 1, 2, ... with
-    # f(a - k tau) >= 0. Every other player starts at k = 1, so f(B) is
-    # evaluated once for all, and only those still below zero step on (at
-    # the same k each: they all started together).
-    big = delta2 > base0
-    B = a - tau
-    large = np.flatnonzero(big)
-    B[large] = np.log(rest[large])
-    fB = _f(B, rest, base0, a, tau2)
-    search = np.flatnonzero((fB < 0) & ~big)
+    # Step 5.2's initial bracket: a = ln(sigma^2) and, where delta^2 >
+    # phi^2 + v, B = ln(delta^2 - phi^2 - v), in one call; elsewhere B =
+    # a - k tau for the first k = 1, 2, ... with f(a - k tau) >= 0.
+    logs = _log_arguments(sigma, phi2, v, delta)
+    np.log(logs, out=logs)
+    a, B = logs[:n], logs[n:]
+    _first_step_down(phi2, v, delta, a, B, tau)
+    exps = np.exp(logs)
+    fb = np.empty(n)
+    index = np.empty(n, dtype=np.intp)
+    m = _b_values(phi2, v, delta, a, B, exps[n:], tau2, fb, index)
+    # The players still below zero step on, all at the same k (they all
+    # started together).
     k = 1
-    while search.size:
+    while m:
         if k == max_iterations:
             raise RuntimeError(_NO_BRACKET)
         k += 1
-        s_a = a[search]
-        x = s_a - k * tau
-        fx = _f(x, rest[search], base0[search], s_a, tau2)
-        B[search] = x
-        fB[search] = fx
-        search = search[fx < 0]
+        search = index[:m]
+        x = a[search] - k * tau
+        m = _step_down_values(phi2, v, delta, a, x, np.exp(x), tau2, B, fb, search)
 
-    A[start : start + a.size] = a
-    fA = _f(a, rest, base0, a, tau2)
-    going = np.abs(B - a) > epsilon
-    if going.all():
-        pos = np.arange(start, start + a.size)
-        return _Iterates(pos, a.copy(), B, fA, fB, rest, base0, a)
-    keep = np.flatnonzero(going)
-    return _Iterates(
-        start + keep,
-        a[keep],
-        B[keep],
-        fA[keep],
-        fB[keep],
-        rest[keep],
-        base0[keep],
-        a[keep],
-    )
+    # Step 5.3, in the arrays that are free or still read: positions in
+    # ``index``, a, B and f(B) where they are, C in the place of exp(a).
+    a_, fa = np.empty(n), np.empty(n)
+    pos, c = index, exps[:n]
+    m = _begin(phi2, v, delta, c, tau2, epsilon, start, half_a, pos, a, a_, B, fa, fb)
+    return _Iterates(pos[:m], a[:m], a_[:m], B[:m], fa[:m], fb[:m], c[:m])
 
 
 def _illinois(
-    A: FloatArray, it: _Iterates, *, tau2: float, epsilon: float, iterations: int
+    half_a: FloatArray,
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    it: _Iterates,
+    tau2: float,
+    epsilon: float,
+    iterations: int,
 ) -> _Iterates:
-    """Steps 5.3-5.4: at most ``iterations`` Illinois iterations.
+    """Step 5.4: at most ``iterations`` Illinois iterations of ``it``'s players.
 
-    Over the players not yet converged, on compacted arrays: a player's
-    values are gathered once, and the arrays shrink as players converge.
-    Writes the converged players' A into ``A``, returns the others.
+    Writes the converged players' A / 2 into ``half_a`` and returns the
+    others. ``phi2``, ``v`` and ``delta`` are every player's.
     """
-    pos, a_, b_, fa, fb, rest, base0, a = it
+    pos, a, a_, b_, fa, fb, c = it
+    m = pos.size
+    ex = np.empty(m)
     for _ in range(iterations):
-        if pos.size == 0:
+        if m == 0:
             break
-        # c = a_ + (a_ - b_) * fa / (fb - fa), in place.
-        c = a_ - b_
-        c *= fa
-        step = fb - fa
-        c /= step
-        c += a_
-        fc = _f(c, rest, base0, a, tau2)
-        swap = np.multiply(fc, fb, out=step) <= 0  # the 2022 revision's "<=".
-        # a_ = where(swap, b_, a_), fa = where(swap, fb, fa / 2), in place
-        # through the positions of the swaps (faster than a random-mask
-        # select), or, when most swap, in b_ and fb (free once c and fc take
-        # their place) through the positions of the others.
-        if 2 * np.count_nonzero(swap) <= swap.size:
-            swapped = np.flatnonzero(swap)
-            a_[swapped] = b_[swapped]
-            fa /= 2.0
-            fa[swapped] = fb[swapped]
-        else:
-            stay = np.flatnonzero(~swap)
-            b_[stay] = a_[stay]
-            fb[stay] = fa[stay] / 2.0
-            a_, fa = b_, fb
-        b_, fb = c, fc
-        going = np.abs(np.subtract(c, a_, out=step), out=step) > epsilon
-        n_done = going.size - np.count_nonzero(going)
-        if 8 * n_done < going.size:
-            if n_done:
-                # A few converged (typically after the first iteration):
-                # cheaper than compacting eight arrays, their slots take a
-                # copy of one live player's values and position, and repeat
-                # that player's iterations (writing the same A as it does).
-                done = np.flatnonzero(~going)
-                A[pos[done]] = a_[done]
-                live = int(np.argmax(going))
-                for values in (pos, a_, b_, fa, fb, rest, base0, a):
-                    values[done] = values[live]
-        else:
-            # Every player's current A (the live ones' are written again
-            # when they converge), then the live ones compacted: positions,
-            # not the mask, as eight arrays are gathered with them.
-            A[pos] = a_
-            keep = np.flatnonzero(going)
-            pos, a_, b_, fa, fb = pos[keep], a_[keep], b_[keep], fa[keep], fb[keep]
-            rest, base0, a = rest[keep], base0[keep], a[keep]
-    return _Iterates(pos, a_, b_, fa, fb, rest, base0, a)
+        np.exp(c[:m], out=ex[:m])
+        m = _illinois_step(
+            phi2, v, delta, c, ex, m, tau2, epsilon, half_a, pos, a, a_, b_, fa, fb
+        )
+    return _Iterates(pos[:m], a[:m], a_[:m], b_[:m], fa[:m], fb[:m], c[:m])
+
+
+@jit
+def _f(
+    x: float, ex: float, delta: float, phi2: float, v: float, a: float, tau2: float
+) -> float:
+    """Step 5.1's f(x), given ``ex = exp(x)``, with the paper's order of operations.
+
+    ``ex * (delta^2 - phi^2 - v - ex) / (2 (phi^2 + v + ex)^2) - (x - a) /
+    tau^2``, the sums and products taken left to right. The exponential
+    comes from outside: numpy's, on a whole array (see
+    :func:`_new_volatility`).
+    """
+    base = phi2 + v + ex
+    rest = delta * delta - phi2 - v
+    return ex * (rest - ex) / (2.0 * base * base) - (x - a) / tau2
+
+
+@jit
+def _log_arguments(
+    sigma: FloatArray, phi2: FloatArray, v: FloatArray, delta: FloatArray
+) -> FloatArray:
+    """The arguments of step 5's logarithms, sigma^2 then delta^2 - phi^2 - v.
+
+    The second half holds 1 where delta^2 <= phi^2 + v: that B comes from a,
+    and the logarithm of a negative number would warn.
+    """
+    n = sigma.shape[0]
+    logs = np.empty(2 * n)
+    for i in range(n):
+        logs[i] = sigma[i] * sigma[i]
+        delta2 = delta[i] * delta[i]
+        logs[n + i] = delta2 - phi2[i] - v[i] if delta2 > phi2[i] + v[i] else 1.0
+    return logs
+
+
+@jit
+def _first_step_down(
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    a: FloatArray,
+    B: FloatArray,
+    tau: float,
+) -> None:
+    """B = a - tau (k = 1) where delta^2 <= phi^2 + v."""
+    for i in range(a.shape[0]):
+        # A select, not a branch: which players these are is random.
+        big = delta[i] * delta[i] > phi2[i] + v[i]
+        B[i] = B[i] if big else a[i] - tau
+
+
+@jit
+def _b_values(
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    a: FloatArray,
+    B: FloatArray,
+    exp_b: FloatArray,
+    tau2: float,
+    fb: FloatArray,
+    search: IntArray,
+) -> int:
+    """f(B), given exp(B); the players whose B steps down go into ``search``.
+
+    Those are the ones with f(B) < 0 and delta^2 <= phi^2 + v. Returns their
+    number.
+    """
+    m = 0
+    for i in range(a.shape[0]):
+        fb[i] = _f(B[i], exp_b[i], delta[i], phi2[i], v[i], a[i], tau2)
+        # Without a branch: half the players have f(B) < 0, at random.
+        search[m] = i
+        m += (fb[i] < 0) & (not delta[i] * delta[i] > phi2[i] + v[i])
+    return m
+
+
+@jit
+def _step_down_values(
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    a: FloatArray,
+    x: FloatArray,
+    ex: FloatArray,
+    tau2: float,
+    B: FloatArray,
+    fb: FloatArray,
+    search: IntArray,
+) -> int:
+    """B = x and f(B) for the players in ``search``, given ``ex = exp(x)``.
+
+    Keeps at the front of ``search`` those still below zero and returns
+    their number.
+    """
+    m = 0
+    for j in range(search.shape[0]):
+        i = search[j]
+        fx = _f(x[j], ex[j], delta[i], phi2[i], v[i], a[i], tau2)
+        B[i] = x[j]
+        fb[i] = fx
+        if fx < 0:
+            search[m] = i
+            m += 1
+    return m
+
+
+@jit
+def _begin(
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    exp_a_c: FloatArray,
+    tau2: float,
+    epsilon: float,
+    start: int,
+    half_a: FloatArray,
+    pos: IntArray,
+    a: FloatArray,
+    a_: FloatArray,
+    b_: FloatArray,
+    fa: FloatArray,
+    fb: FloatArray,
+) -> int:
+    """Step 5.3: A = a for every player, and the first C for the others.
+
+    Writes A / 2 into ``half_a``. The players whose ``|B - A| > epsilon``
+    go on: they are compacted to the front, their positions (from ``start``
+    on) into ``pos``, a within ``a``, A and f(A) into ``a_`` and ``fa``, B
+    and f(B) within ``b_`` and ``fb``, and C into ``exp_a_c``, which holds
+    exp(a) until then. Returns their number.
+    """
+    m = 0
+    for i in range(a.shape[0]):
+        ai, bi, fbi = a[i], b_[i], fb[i]
+        half_a[i] = ai / 2.0
+        # As in _illinois_step, without branches.
+        fai = _f(ai, exp_a_c[i], delta[i], phi2[i], v[i], ai, tau2)
+        pos[m], a[m], a_[m], b_[m], fa[m], fb[m] = start + i, ai, ai, bi, fai, fbi
+        exp_a_c[m] = _illinois_c(ai, bi, fai, fbi)
+        m += abs(bi - ai) > epsilon
+    return m
+
+
+@jit
+def _illinois_c(a_: float, b_: float, fa: float, fb: float) -> float:
+    """Step 5.4's ``C = A + (A - B) f(A) / (f(B) - f(A))``."""
+    return a_ + (a_ - b_) * fa / (fb - fa)
+
+
+@jit
+def _illinois_step(
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    c: FloatArray,
+    ex: FloatArray,
+    m: int,
+    tau2: float,
+    epsilon: float,
+    half_a: FloatArray,
+    pos: IntArray,
+    a: FloatArray,
+    a_: FloatArray,
+    b_: FloatArray,
+    fa: FloatArray,
+    fb: FloatArray,
+) -> int:
+    """One Illinois iteration (step 5.4) of the first ``m`` players.
+
+    Given C in ``c`` and exp(C) in ``ex``: f(C) and the new bracket; the
+    players still wider than epsilon are compacted to the front with their
+    next C, the others' A / 2 goes into ``half_a``. Returns the number going
+    on.
+    """
+    going = 0
+    for j in range(m):
+        i, aj, a_j, b_j, fa_j, fb_j, cj = pos[j], a[j], a_[j], b_[j], fa[j], fb[j], c[j]
+        fc = _f(cj, ex[j], delta[i], phi2[i], v[i], aj, tau2)
+        # No branches, which the CPU could not predict (the values are
+        # loaded first, so that the choices are selects): the new A and
+        # f(A), every player's A / 2 (a live one's is written again when it
+        # stops), and its values at the front, where the next player's
+        # overwrite them unless it goes on.
+        swap = fc * fb_j <= 0  # the 2022 revision's "<="
+        half_fa = fa_j / 2.0
+        new_a = b_j if swap else a_j
+        new_fa = fb_j if swap else half_fa
+        half_a[i] = new_a / 2.0
+        pos[going], a[going], a_[going], b_[going] = i, aj, new_a, cj
+        fa[going], fb[going] = new_fa, fc
+        c[going] = _illinois_c(new_a, cj, new_fa, fc)
+        going += abs(cj - new_a) > epsilon
+    return going
 
 
 def _check_indices(white: IntArray, black: IntArray, n_players: int) -> None:

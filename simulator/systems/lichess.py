@@ -44,30 +44,37 @@ there are no bots here, so that rule is not modelled.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._jit import jit
 from simulator.systems._common import (
     FloatArray,
     Games,
     IntArray,
     _disjoint,
+    at_least,
+    at_most,
     check_choice,
     check_interval,
     days_since_last,
     game_days,
+    gather,
     initial_values,
     rate_in_rounds,
     reusable_state,
-    round_result,
+    round_arrays,
+    round_counts,
+    scatter,
+    within,
 )
 from simulator.systems.glicko2 import (
     EPSILON,
     SCALE,
-    _logistic_into,
     _new_volatility,
     expected,
     g,
@@ -288,41 +295,44 @@ def _rate_sides(
 
     ``rating``, ``rd`` and ``sigma`` have shape (2 n_games,): White's side of
     every game, then Black's, in game order; the results come in that order.
+    The steps are compiled loops, with numpy's exp and log between them (as
+    in :func:`~simulator.systems.glicko2._new_volatility`).
     """
-    k = score.shape[0]
-    # Step 2: convert to the Glicko-2 scale.
-    mu = np.subtract(rating, GLICKO2_CENTRE)
-    mu /= SCALE
-    phi = rd / SCALE
-    half = advantage / 2.0 / SCALE
+    mu, phi2, g_opp, e_own = (np.empty(rating.shape[0]) for _ in range(4))
+    _steps_2_3(rating, rd, advantage / 2.0 / SCALE, mu, phi2, g_opp, e_own)
+    v, gain, sigma_p = _steps_3_to_5(
+        phi2,
+        g_opp,
+        e_own,
+        sigma,
+        score,
+        tau=tau,
+        epsilon=epsilon,
+        max_iterations=max_iterations,
+    )
+    _steps_6_to_8(mu, phi2, v, gain)
+    return mu, phi2, sigma_p
 
-    # Step 3: E against the opponent's deviation, colour advantage inside E only.
-    # E = 1 / (1 + exp(-g_opp * (mu_own - mu_opp))), both sides in one buffer;
-    # Black's difference is minus White's, exactly.
-    g_side = g(phi)
-    g_opp = np.concatenate([g_side[k:], g_side[:k]])
-    e_own = np.empty(2 * k)
-    np.subtract(mu[:k] + half, mu[k:] - half, out=e_own[:k])
-    np.negative(e_own[:k], out=e_own[k:])
-    _logistic_into(e_own, g_opp)
 
-    # Steps 3-4: one game each, so the sums have a single term:
-    # v = 1 / (g_opp * g_opp * e_own * (1 - e_own)), gain = g_opp * (s_own -
-    # e_own), s_own the score on White's side and 1 - score on Black's. In
-    # place, in buffers that are free (g_side after g_opp).
-    v = np.multiply(g_opp, g_opp, out=g_side)
-    v *= e_own
-    gain = np.subtract(1.0, e_own)
-    v *= gain
-    np.divide(1.0, v, out=v)
-    np.subtract(score, e_own[:k], out=gain[:k])
-    np.subtract(1.0, score, out=gain[k:])
-    gain[k:] -= e_own[k:]
-    gain *= g_opp
-    delta = np.multiply(v, gain, out=e_own)
+def _steps_3_to_5(
+    phi2: FloatArray,
+    g_opp: FloatArray,
+    e_own: FloatArray,
+    sigma: FloatArray,
+    score: FloatArray,
+    *,
+    tau: float,
+    epsilon: float,
+    max_iterations: int,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Glicko-2 steps 3-5 of every side, from those of :func:`_steps_2_3`.
 
+    Returns v (in ``e_own``'s buffer), g (s - E) (in ``g_opp``'s) and sigma'.
+    """
+    np.exp(e_own, out=e_own)
+    v, gain = e_own, g_opp
+    delta = _variance_and_improvement(e_own, g_opp, score)
     # Step 5: new volatility.
-    phi2 = phi**2
     sigma_p = _new_volatility(
         sigma,
         phi2,
@@ -332,22 +342,104 @@ def _rate_sides(
         epsilon=epsilon,
         max_iterations=max_iterations,
     )
-    # Step 6: zero elapsed periods (skipDeviationIncrease), phi* = phi.
-    # Step 7: new deviation phi' = 1 / sqrt(1 / phi*^2 + 1 / v) and rating
-    # mu' = mu + phi'^2 gain (from the unshifted mu), in place.
-    phi_p = np.divide(1.0, phi2, out=phi2)
-    phi_p += np.divide(1.0, v, out=v)
-    np.sqrt(phi_p, out=phi_p)
-    np.divide(1.0, phi_p, out=phi_p)
-    step = np.multiply(phi_p, phi_p, out=g_opp)
-    step *= gain
-    mu += step
+    return v, gain, sigma_p
 
-    # Step 8: back to the Glicko scale.
-    mu *= SCALE
-    mu += GLICKO2_CENTRE
-    phi_p *= SCALE
-    return mu, phi_p, sigma_p
+
+#: pi^2, of g (Glicko-2 step 3).
+_PI2 = np.pi**2
+
+
+@jit
+def _g(phi: float) -> float:
+    """Step 3's g(phi), as :func:`~simulator.systems.glicko2.g` computes it."""
+    return 1.0 / math.sqrt(3.0 * phi * phi / _PI2 + 1.0)
+
+
+@jit
+def _side(rating: float, rd: float) -> tuple[float, float, float]:
+    """Steps 2-3 of a side: mu and phi^2 (Glicko-2 scale), and g(phi)."""
+    phi = rd / SCALE
+    return (rating - GLICKO2_CENTRE) / SCALE, phi * phi, _g(phi)
+
+
+@jit
+def _exponents(
+    mu_w: float, mu_b: float, g_w: float, g_b: float, half: float
+) -> tuple[float, float]:
+    """Step 3: White's and Black's exponents of E, -g_opp (mu_own - mu_opp).
+
+    ``half`` is half the colour advantage on the Glicko-2 scale, added to
+    White's mu and taken from Black's inside E. Black's difference is minus
+    White's, exactly; E is ``1 / (1 + exp(exponent))``.
+    """
+    diff = (mu_w + half) - (mu_b - half)
+    return -(diff * g_b), -(-diff * g_w)
+
+
+@jit
+def _steps_2_3(
+    rating: FloatArray,
+    rd: FloatArray,
+    half: float,
+    mu: FloatArray,
+    phi2: FloatArray,
+    g_opp: FloatArray,
+    e_own: FloatArray,
+) -> None:
+    """Steps 2-3 of every side: mu, phi^2, the opponent's g, E's exponent."""
+    k = rating.shape[0] // 2
+    for w in range(k):
+        b = w + k
+        mu[w], phi2[w], g_opp[b] = _side(rating[w], rd[w])
+        mu[b], phi2[b], g_opp[w] = _side(rating[b], rd[b])
+        e_own[w], e_own[b] = _exponents(mu[w], mu[b], g_opp[b], g_opp[w], half)
+
+
+@jit
+def _variance_and_improvement(
+    e_own: FloatArray, g_opp: FloatArray, score: FloatArray
+) -> FloatArray:
+    """Steps 3-4 for one-game periods: v, g (s - E) and Delta = v g (s - E).
+
+    ``e_own`` holds exp of E's exponent (:func:`_exponents`) and becomes v;
+    ``g_opp`` becomes g (s - E), s White's score on White's side and one
+    minus it on Black's. Returns Delta.
+    """
+    n = e_own.shape[0]
+    k = n // 2
+    delta = np.empty(n)
+    for i in range(n):
+        e = 1.0 / (e_own[i] + 1.0)
+        g = g_opp[i]
+        s = score[i] if i < k else 1.0 - score[i - k]
+        e_own[i] = 1.0 / (g * g * e * (1.0 - e))
+        g_opp[i] = (s - e) * g
+        delta[i] = e_own[i] * g_opp[i]
+    return delta
+
+
+@jit
+def _rating_and_rd(
+    mu: float, phi2: float, v: float, gain: float
+) -> tuple[float, float]:
+    """Steps 6-8 of one side: the new rating and RD, on the Glicko scale.
+
+    Step 6 with zero elapsed periods (skipDeviationIncrease): phi* = phi.
+    Step 7: phi' = 1 / sqrt(1 / phi*^2 + 1 / v) and mu' = mu + phi'^2 g (s -
+    E), from the unshifted mu (``gain`` is g (s - E)). Step 8: back to the
+    Glicko scale.
+    """
+    phi_p = 1.0 / math.sqrt(1.0 / phi2 + 1.0 / v)
+    return (mu + phi_p * phi_p * gain) * SCALE + GLICKO2_CENTRE, phi_p * SCALE
+
+
+@jit
+def _steps_6_to_8(
+    mu: FloatArray, phi2: FloatArray, v: FloatArray, gain: FloatArray
+) -> None:
+    """Steps 6-8 (:func:`_rating_and_rd`) of every side, into ``mu`` and ``phi2``."""
+    for i in range(mu.shape[0]):
+        mu[i], phi2[i] = _rating_and_rd(mu[i], phi2[i], v[i], gain[i])
 
 
 def provisional(
@@ -588,86 +680,65 @@ class Lichess:
         Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
         player = np.concatenate([white, black])
-        stored = state.rating[player]
-        before = state.last_day[player]
-
-        # 1. The stored values, clamped (lila toGlickoPlayer: Glicko.cap),
-        # in place.
-        r0 = np.maximum(stored, self.min_rating)
-        rd0 = state.rd[player]
-        np.clip(rd0, self.min_rd, self.max_rd, out=rd0)
-        s0 = state.volatility[player]
-        np.minimum(s0, self.max_volatility, out=s0)
-
-        # 2. RD growth by the days since the last game, none before the
-        # first (lila Glicko.liveDeviation), then clamped.
-        elapsed = days_since_last(days, before, player, "Lichess")
-        # grow_rd's operations, in place: SCALE * sqrt(phi * phi + t * sigma
-        # * sigma), phi = rd / SCALE, t = elapsed * periods per day.
-        t = elapsed
-        t *= self.rd_growth_per_day
-        t *= s0
-        t *= s0
-        grown = np.divide(rd0, SCALE, out=rd0)
-        grown *= grown
-        grown += t
-        np.sqrt(grown, out=grown)
-        grown *= SCALE
-        np.clip(grown, self.min_rd, self.max_rd, out=grown)
-
-        # 3. Glicko-2 for a one-game period, phi* = phi, colour advantage in E.
-        r1, rd1, s1 = _rate_sides(
-            r0,
-            grown,
+        n = player.size
+        # The sides' stored values (gathered one array at a time), which
+        # steps 1-3 turn into mu, phi^2, sigma and E's exponent, in place.
+        mu, phi2, s0, e_own = (
+            gather(a, player, np.empty(n))
+            for a in (state.rating, state.rd, state.volatility, state.last_day)
+        )
+        g_opp = np.empty(n)
+        # 1-2. The stored values clamped (lila toGlickoPlayer: Glicko.cap),
+        # the RD grown by the days since the last game, none before the
+        # first (lila Glicko.liveDeviation), and clamped again; then 3.
+        # Glicko-2 for a one-game period, phi* = phi, colour advantage in E:
+        # steps 2-3, then 3-5.
+        limits = (
+            self.rd_growth_per_day,
+            self.min_rating,
+            self.min_rd,
+            self.max_rd,
+            self.max_volatility,
+        )
+        half = self.advantage / 2.0 / SCALE
+        if _before_game(days, limits, half, mu, phi2, s0, e_own, g_opp):
+            # A game before a player's last one: the error of every system.
+            days_since_last(days, state.last_day[player], player, "Lichess")
+        v, gain, s1 = _steps_3_to_5(
+            phi2,
+            g_opp,
+            e_own,
             s0,
             score,
             tau=self.tau,
             epsilon=self.epsilon,
-            advantage=self.advantage,
             max_iterations=MAX_ITERATIONS,
         )
 
-        # 4. Rating regulator: gains over the clamped pre-game rating grow.
-        # (In place at the positions of the gains: r1 is this round's own.)
-        factor = REGULATOR_FACTORS[self.speed] if self.regulator else 1.0
-        up = np.flatnonzero(r1 > r0)
-        r1_up = r1[up]
-        rise = np.subtract(r1_up, r0[up])
-        rise *= factor - 1.0
-        r1[up] = np.add(r1_up, rise, out=rise)
-
-        # 5. At most max_rating_delta from the stored rating (Perf.addOrReset).
-        low = stored - self.max_rating_delta
-        high = np.add(stored, self.max_rating_delta, out=stored)
-        np.clip(r1, low, high, out=r1)
-
-        # 6. Sanity check (Glicko.sanityCheck); a failure resets the player.
-        sane = (
-            (r1 > 0)
-            & (r1 < SANE_RATING)
-            & (rd1 > 0)
-            & (rd1 < SANE_RD)
-            & (s1 > 0)
-            & (s1 < 2.0 * self.max_volatility)
+        # Steps 6-8 of 3, then 4-7: regulator, 700-point bound, sanity check
+        # and clamps, into mu, phi2 and s1, from the stored ratings (into s0,
+        # free), and on into the new state's arrays.
+        stored = gather(state.rating, player, s0)
+        _after_game(
+            mu,
+            phi2,
+            v,
+            gain,
+            s1,
+            stored,
+            REGULATOR_FACTORS[self.speed] if self.regulator else 1.0,
+            self.max_rating_delta,
+            2.0 * self.max_volatility,
+            (self.initial_rating, self.initial_rd, self.initial_volatility),
+            limits,
         )
-        if not sane.all():
-            r1 = np.where(sane, r1, self.initial_rating)
-            rd1 = np.where(sane, rd1, self.initial_rd)
-            s1 = np.where(sane, s1, self.initial_volatility)
-
-        # 7. The clamps of step 1 again (Glicko.cap, in place).
-        np.maximum(r1, self.min_rating, out=r1)
-        np.clip(rd1, self.min_rd, self.max_rd, out=rd1)
-        np.minimum(s1, self.max_volatility, out=s1)
-
-        (rating, rd, volatility), n_games, last_day = round_result(
-            (state.rating, state.rd, state.volatility),
-            (r1, rd1, s1),
-            state.n_games,
-            state.last_day,
-            player,
-            days,
-            overwrite,
+        rating, rd, volatility = round_arrays(
+            (state.rating, state.rd, state.volatility), player, overwrite
+        )
+        for side, out in ((mu, rating), (phi2, rd), (s1, volatility)):
+            scatter(side, player, out)
+        n_games, last_day = round_counts(
+            state.n_games, state.last_day, player, days, overwrite
         )
         return LichessState(rating, rd, volatility, n_games, last_day)
 
@@ -677,3 +748,126 @@ class Lichess:
         Lichess displays ``np.trunc`` of these (scalachess ``intRating``).
         """
         return state.rating.copy()
+
+
+@jit
+def _before_game(
+    days: FloatArray,
+    limits: tuple[float, float, float, float, float],
+    half: float,
+    mu: FloatArray,
+    phi2: FloatArray,
+    s0: FloatArray,
+    e_own: FloatArray,
+    g_opp: FloatArray,
+) -> bool:
+    """Steps 1-2 of :class:`Lichess` for the round's sides, and Glicko-2's 2-3.
+
+    The sides are White's then Black's; they come in with their stored
+    rating in ``mu``, RD in ``phi2``, volatility in ``s0`` and last game's
+    day in ``e_own``, and leave with the values of :func:`_steps_2_3` and
+    their volatility clamped (``limits`` are :func:`_clamped_and_grown`'s).
+    Returns whether a side's game is dated before its last game.
+    """
+    k = days.shape[0]
+    w, b = slice(0, k), slice(k, 2 * k)
+    # Side by side first, in loops simple enough for the compiler to
+    # vectorise (they are bound by divisions); each side's g goes to its
+    # opponent's place.
+    late_w = _sides_before_game(days, limits, mu[w], phi2[w], s0[w], e_own[w], g_opp[b])
+    late_b = _sides_before_game(days, limits, mu[b], phi2[b], s0[b], e_own[b], g_opp[w])
+    for i in range(k):
+        e_own[i], e_own[i + k] = _exponents(
+            mu[i], mu[i + k], g_opp[i + k], g_opp[i], half
+        )
+    return late_w or late_b
+
+
+@jit
+def _sides_before_game(
+    days: FloatArray,
+    limits: tuple[float, float, float, float, float],
+    mu: FloatArray,
+    phi2: FloatArray,
+    s0: FloatArray,
+    last_day: FloatArray,
+    g: FloatArray,
+) -> bool:
+    """:func:`_before_game` for one colour's sides, but for E's exponent.
+
+    Each side's g goes into ``g``; ``last_day`` is only read.
+    """
+    late = False
+    for i in range(days.shape[0]):
+        r, rd, s0[i], elapsed = _clamped_and_grown(
+            mu[i], phi2[i], s0[i], days[i] - last_day[i], limits
+        )
+        late |= elapsed < 0
+        mu[i], phi2[i], g[i] = _side(r, rd)
+    return late
+
+
+@jit
+def _clamped_and_grown(
+    rating: float,
+    rd: float,
+    volatility: float,
+    elapsed: float,
+    limits: tuple[float, float, float, float, float],
+) -> tuple[float, float, float, float]:
+    """Steps 1-2 of :class:`Lichess` for one side: rating, RD, volatility, days.
+
+    The stored values clamped to ``limits`` (periods per day, min rating,
+    min RD, max RD, max volatility), and the RD grown by :func:`grow_rd`'s
+    operations, ``SCALE * sqrt(phi * phi + t * sigma * sigma)``, ``t`` the
+    periods in the ``elapsed`` days since the side's last game (NaN before
+    its first: no growth), then clamped again.
+    """
+    periods_per_day, min_rating, min_rd, max_rd, max_volatility = limits
+    elapsed = 0.0 if math.isnan(elapsed) else elapsed
+    sigma = at_most(volatility, max_volatility)
+    t = elapsed * periods_per_day * sigma * sigma
+    phi = within(rd, min_rd, max_rd) / SCALE
+    grown = within(SCALE * math.sqrt(phi * phi + t), min_rd, max_rd)
+    return at_least(rating, min_rating), grown, sigma, elapsed
+
+
+@jit
+def _after_game(
+    mu: FloatArray,
+    phi2: FloatArray,
+    v: FloatArray,
+    gain: FloatArray,
+    s1: FloatArray,
+    stored: FloatArray,
+    factor: float,
+    max_rating_delta: float,
+    sane_volatility: float,
+    initial: tuple[float, float, float],
+    limits: tuple[float, float, float, float, float],
+) -> None:
+    """Glicko-2 steps 6-8, then steps 4-7 of :class:`Lichess`, for every side.
+
+    ``mu``, ``phi2``, ``v``, ``gain`` and ``s1`` are the sides' values of
+    :func:`_steps_2_3` and :func:`_steps_3_to_5`, ``stored`` their stored
+    ratings. The new rating, RD and volatility go into ``mu``, ``phi2`` and
+    ``s1``. 4: a gain over the clamped stored rating is multiplied by
+    ``factor`` (lila RatingRegulator); 5: the rating stays within
+    ``max_rating_delta`` of the stored one (Perf.addOrReset); 6: values
+    outside (0, 4000) x (0, 1000) x (0, ``sane_volatility``) are reset to
+    the ``initial`` ones (Glicko.sanityCheck); 7: the clamps of step 1
+    (Glicko.cap), from ``limits`` (as :func:`_clamped_and_grown`'s).
+    """
+    _, min_rating, min_rd, max_rd, max_volatility = limits
+    for i in range(mu.shape[0]):
+        r, rd = _rating_and_rd(mu[i], phi2[i], v[i], gain[i])
+        s = s1[i]
+        r0 = at_least(stored[i], min_rating)
+        # A select, not a branch: half the players gain, at random.
+        r = r + (r - r0) * (factor - 1.0) if r > r0 else r
+        r = within(r, stored[i] - max_rating_delta, stored[i] + max_rating_delta)
+        if not (0 < r < SANE_RATING and 0 < rd < SANE_RD and 0 < s < sane_volatility):
+            r, rd, s = initial
+        mu[i] = at_least(r, min_rating)
+        phi2[i] = within(rd, min_rd, max_rd)
+        s1[i] = at_most(s, max_volatility)

@@ -307,3 +307,28 @@ def test_per_game_round_of_everyone_equals_round_with_an_idle_player(spread):
     for got, want, before in zip(with_idle, everyone, state, strict=True):
         assert got[:n].tobytes() == want.tobytes()
         assert got[n] == before[n]
+
+
+@pytest.mark.parametrize("idle_days", [0.0, 3.5, 400.0])
+def test_per_game_round_is_rate_period_bit_for_bit(seed: int, idle_days: float):
+    """A per-game round is rate_period with c = 0 on the grown RDs, bit for bit.
+
+    The round's compiled loops against the period's numpy: every player
+    plays one game, ``idle_days`` after their last (long enough, at 400,
+    for some RDs to reach the ceiling).
+    """
+    rng = np.random.default_rng(seed)
+    n = 300
+    perm = rng.permutation(n)
+    white, black = perm[: n // 2], perm[n // 2 :]
+    score = rng.choice([0.0, 0.5, 1.0], n // 2)
+    rating = rng.normal(1600.0, 300.0, n)
+    rd = rng.uniform(30.0, 350.0, n)
+    system = Glicko(per_game=True)
+    state = system.new_state(n, rating=rating, rd=rd, day=0.0)
+    games = Games(white, black, score, day=np.full(n // 2, idle_days))
+    out = system.rate(state, games)
+    grown = grow_rd(rd, idle_days * system.periods_per_day)
+    want_rating, want_rd = rate_period(rating, grown, white, black, score, c=0.0)
+    assert out.rating.tobytes() == want_rating.tobytes()
+    assert out.rd.tobytes() == want_rd.tobytes()

@@ -11,7 +11,10 @@ from numpy.testing import assert_allclose, assert_array_equal
 from simulator.systems import SYSTEMS, Games
 from simulator.systems.lichess import (
     COLOUR_ADVANTAGE,
+    RATING,
+    RD,
     REGULATOR_FACTORS,
+    VOLATILITY,
     Lichess,
     LichessState,
     grow_rd,
@@ -494,3 +497,24 @@ def test_round_of_everyone_equals_round_with_an_idle_player(spread):
     for got, want, before in zip(with_idle, everyone, state, strict=True):
         assert got[:n].tobytes() == want.tobytes()
         assert got[n] == before[n]
+
+
+def test_values_not_numbers_reset_the_game_s_players():
+    """A NaN in a stored value fails the sanity check: both players are reset.
+
+    The compiled clamps keep NaN as numpy's maximum, minimum and clip do, so
+    the NaN reaches the check (and the opponent's E) instead of a bound.
+    """
+    system = Lichess()
+    state = system.new_state(6, rating=np.full(6, 1600.0), day=0.0)
+    state = state._replace(
+        rating=np.array([1600.0, 1700.0, np.nan, 1500.0, 1800.0, 1900.0]),
+        volatility=np.array([0.06, 0.06, 0.06, 0.06, np.nan, 0.06]),
+    )
+    games = Games(np.array([0, 2, 4]), np.array([1, 3, 5]), np.array([1.0, 0.5, 0.0]))
+    new = system.rate(state, games, day=10.0)
+    reset = [2, 3, 4, 5]
+    assert_array_equal(new.rating[reset], RATING)
+    assert_array_equal(new.rd[reset], RD)
+    assert_array_equal(new.volatility[reset], VOLATILITY)
+    assert np.all(np.isfinite(new.rating[:2])) and new.rating[0] > 1600.0
