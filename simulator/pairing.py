@@ -37,7 +37,7 @@ and where it differs from the Dutch system):
 :func:`pair_swiss_rounds` and :func:`record_swiss_rounds` do the same for
 many concurrent events at once (the engine's path: a day has thousands of
 small events), with results identical to calling the single-event functions
-event by event.
+event by event; the pairing of small events runs as compiled loops (numba).
 """
 
 from __future__ import annotations
@@ -49,6 +49,7 @@ from typing import Any, NamedTuple, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._jit import jit
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
 
@@ -94,13 +95,15 @@ _LEGAL_SHIFTS = (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7, 8, -8)
 # Radii (in places of the ranked list) of the augmenting-path windows.
 _GROUP_RADII = (8, 32, 128)
 _FINAL_RADII = (16, 64, 256, 1024, 4096)
+# The compiled loops of a batch of events try the first window alone.
+_FIRST_FINAL_RADIUS = _FINAL_RADII[:1]
 # Largest window of the exact matcher (a dense boolean matrix of this side),
 # and of the short repairs inside a bracket.
 _MAX_WINDOW = 6_000
 _MAX_LOCAL_WINDOW = 1_000
-# Largest total size of the dense tables of who has met whom in a batch of
-# Swiss events (booleans; beyond it, binary search in the played pairs).
-_MAX_TABLE = 1 << 26
+# Largest table of who has met whom in an event (booleans, entrants squared)
+# that a batch of Swiss events makes; larger fields are paired event by event.
+_MAX_TABLE = 1 << 24
 # Player indices a look-up table of record_swiss_rounds covers beyond four
 # per entrant (intp entries, mostly never touched).
 _MAX_LOOKUP = 1 << 24
@@ -188,12 +191,19 @@ def _as_players(owner: str, players: ArrayLike, name: str = "players") -> IntArr
             f"The {name!r} parameter of {owner} must be one-dimensional. "
             f"Got shape {a.shape} instead."
         )
-    if a.size and (
-        a.dtype == np.bool_
-        or not (
-            np.issubdtype(a.dtype, np.integer) or np.issubdtype(a.dtype, np.floating)
+    # Plain integers first: this runs for every event, and the general test
+    # costs more than the rest.
+    if (
+        a.size
+        and a.dtype.kind not in "iu"
+        and (
+            a.dtype == np.bool_
+            or not (
+                np.issubdtype(a.dtype, np.integer)
+                or np.issubdtype(a.dtype, np.floating)
+            )
+            or not np.all(np.equal(np.mod(a, 1), 0))
         )
-        or not np.all(np.equal(np.mod(a, 1), 0))
     ):
         raise ValueError(
             f"The {name!r} parameter of {owner} must hold integer player indices."
@@ -335,9 +345,9 @@ class _Context:
     can be paired with any present player who has not had a bye.
 
     A batch of events (:func:`pair_swiss_rounds`) uses one context over all
-    of them: positions are then slots of the concatenated events, ``n`` their
-    number, and ``pos`` the place in the concatenated ranking; :meth:`met`,
-    :meth:`legal` and the colour arrays mean the same, slot by slot.
+    of them for the colour rules and ranking places (:meth:`over`): positions
+    are then slots of the concatenated events and ``pos`` the place in the
+    concatenated ranking. Who has met whom it looks up event by event.
     """
 
     def __init__(self, state: SwissState, order: IntArray) -> None:
@@ -345,9 +355,9 @@ class _Context:
         pos = np.full(n + 1, -1, dtype=np.intp)
         pos[order] = np.arange(order.shape[0])
         pos[n] = order.shape[0]
+        self.n = n
+        self.played = state.played
         self._setup(
-            n,
-            state.played,
             state.had_bye,
             state.rank,
             state.colour_diff,
@@ -359,8 +369,6 @@ class _Context:
     @classmethod
     def over(
         cls,
-        n: int,
-        played: KeyArray,
         had_bye: BoolArray,
         rank: IntArray,
         colour_diff: IntArray,
@@ -368,15 +376,17 @@ class _Context:
         streak: IntArray,
         pos: IntArray,
     ) -> Self:
-        """A context over given arrays (``played`` keys ``i * n + j``)."""
+        """The colour rules and ranking places over given arrays.
+
+        Without who has met whom: no :meth:`met`, :meth:`legal` or
+        :meth:`adjacency`.
+        """
         ctx = cls.__new__(cls)
-        ctx._setup(n, played, had_bye, rank, colour_diff, last_colour, streak, pos)
+        ctx._setup(had_bye, rank, colour_diff, last_colour, streak, pos)
         return ctx
 
     def _setup(
         self,
-        n: int,
-        played: KeyArray,
         had_bye: BoolArray,
         rank: IntArray,
         cd: IntArray,
@@ -384,8 +394,6 @@ class _Context:
         streak: IntArray,
         pos: IntArray,
     ) -> None:
-        self.n = n
-        self.played = played
         self.had_bye = had_bye
         self.rank = rank
         self.colour_diff = cd
@@ -661,88 +669,6 @@ def _quick_augment(adj: BoolArray, local: IntArray, target: int) -> None:
         free[x] = free[y] = False
         n_free -= 2
         n_free_nb -= adj[:, x].astype(np.intp) + adj[:, y]
-
-
-def _quick_augment_batch(adj: BoolArray, local: IntArray, target: IntArray) -> None:
-    """:func:`_quick_augment` on many windows at once (in lockstep), in place.
-
-    Parameters
-    ----------
-    adj : ndarray of shape (n_windows, w, w)
-        Each window's adjacency (padding: no edges).
-    local : ndarray of shape (n_windows, w)
-        Each vertex's partner (place in its window), -1 if free, -2 for the
-        padding of windows smaller than ``w``.
-    target : ndarray of shape (n_windows,)
-        Stop a window once at most this many of its vertices are free.
-    """
-    n, w = local.shape
-    rows = np.arange(n)
-    place = np.arange(w)
-    far = 2 * w + 1
-    free = local == -1
-    n_free = free.sum(axis=1)
-    done = n_free <= target
-    # A free x takes its nearest free neighbour (the lower on a tie).
-    todo = np.argsort(~free, axis=1, kind="stable")
-    count = n_free.copy()
-    # The greedy pass has already paired the free players who may meet, so
-    # usually no two free vertices are adjacent: then the loop is a no-op.
-    n_steps = int(count.max(initial=0))
-    if not (adj & free[:, :, None] & free[:, None, :]).any():
-        n_steps = 0
-    moved = False
-    for t in range(n_steps):
-        x = todo[:, t]
-        j = (~done & (t < count) & free[rows, x]).nonzero()[0]
-        if j.size == 0:
-            continue
-        x = x[j]
-        near = adj[j, x] & free[j]
-        y = np.where(near, np.abs(place - x[:, None]), far).argmin(axis=1)
-        got = near[np.arange(j.size), y]
-        j, x, y = j[got], x[got], y[got]
-        local[j, x], local[j, y] = y, x
-        free[j, x] = free[j, y] = False
-        n_free[j] -= 2
-        done = n_free <= target
-        moved = True
-    if done.all():
-        return
-    # A free x takes the nearest matched neighbour a whose partner b has
-    # another free neighbour y: (x, a), (b, y) replace (a, b).
-    n_free_nb = (adj & free[:, None, :]).sum(axis=2)
-    if moved:  # Otherwise the free vertices, and their order, are as above.
-        todo = np.argsort(~free, axis=1, kind="stable")
-        count = free.sum(axis=1)
-    for t in range(int(count.max(initial=0))):
-        x = todo[:, t]
-        j = (~done & (t < count) & free[rows, x]).nonzero()[0]
-        if j.size == 0:
-            continue
-        x = x[j]
-        b_all = local[j]
-        bs = np.maximum(b_all, 0)
-        jj = j[:, None]
-        # (A vertex is matched if its partner is >= 0: -1 free, -2 padding.)
-        ok = (
-            adj[j, x] & (b_all >= 0) & (n_free_nb[jj, bs] - adj[jj, bs, x[:, None]] > 0)
-        )
-        has = ok.any(axis=1)
-        j, x, ok, b_all = j[has], x[has], ok[has], b_all[has]
-        if j.size == 0:
-            continue
-        r = np.arange(j.size)
-        a = np.where(ok, np.abs(place - x[:, None]), far).argmin(axis=1)
-        b = b_all[r, a]
-        ys = adj[j, b] & free[j]
-        ys[r, x] = False
-        y = np.where(ys, np.abs(place - b[:, None]), far).argmin(axis=1)
-        local[j, x], local[j, a], local[j, b], local[j, y] = a, x, y, b
-        free[j, x] = free[j, y] = False
-        n_free[j] -= 2
-        n_free_nb[j] -= adj[j, :, x].astype(np.intp) + adj[j, :, y]
-        done = n_free <= target
 
 
 def _augment(
@@ -1121,6 +1047,524 @@ def _swiss_round(
 
 
 # --------------------------------------------------------------------------
+# Swiss events in a batch: the compiled pairing of small events
+#
+# Steps 2, 3 and the first window of step 5 of :func:`pair_swiss_round`, as
+# loops over the events of a batch: the same algorithm, step for step, on one
+# event at a time. A day's events are small (a few dozen players, a dozen
+# score groups), so numpy's per-call overhead, not the work, would set the
+# time. Inside an event, vertices are the event's positions (0 to n - 1, and
+# n for the bye), as in ``mate`` of :func:`_match_swiss`; the per-player
+# arrays (``allow_white``, ``pref``, ...) are the event's entries of the
+# :class:`_Context` arrays of the same names. Who may meet whom is tabled
+# once per event (:func:`_legal_tables`): the loops ask about pairs many
+# times, and a look-up in a table is what keeps them fast.
+
+# What :func:`_match_small_events` did with each event: paired it, found no
+# player for the bye, or left players for the exact repairs of step 5.
+_PAIRED, _NO_BYE, _SHORT = 0, 1, 2
+
+
+@jit
+def _legal_tables(
+    allow_white: BoolArray,
+    allow_black: BoolArray,
+    pref: IntArray,
+    had_bye: BoolArray,
+    played: KeyArray,
+) -> tuple[BoolArray, BoolArray]:
+    """Who may meet whom in an event: :meth:`_Context.legal`, tabled.
+
+    Parameters
+    ----------
+    allow_white, allow_black, pref, had_bye : ndarray of shape (n + 1,)
+        The event's entries (the last one, the bye vertex's, unused).
+    played : ndarray of shape (n_played,)
+        The event's played keys (``i * n + j``).
+
+    Returns
+    -------
+    strict, prefer : ndarray of shape (n + 1, n + 1)
+        Legality at :data:`_STRICT` and at :data:`_PREFER`. ``strict`` is
+        :meth:`_Context.adjacency` too: the bye vertex ``n`` may meet whoever
+        has not had a bye.
+    """
+    n = pref.shape[0] - 1
+    strict = np.zeros((n + 1, n + 1), dtype=np.bool_)
+    prefer = np.zeros((n + 1, n + 1), dtype=np.bool_)
+    for u in range(n):
+        # Bitwise rather than short-circuit operators: without branches, the
+        # inner loop can be vectorised.
+        w, b, p = allow_white[u], allow_black[u], pref[u]
+        for v in range(n):
+            ok = (w & allow_black[v]) | (b & allow_white[v])
+            strict[u, v] = ok
+            prefer[u, v] = ok & ((p == 0) | (p != pref[v]))
+        strict[u, u] = prefer[u, u] = False
+        strict[u, n] = strict[n, u] = not had_bye[u]
+    for key in played:
+        u, v = divmod(key, n)
+        strict[u, v] = strict[v, u] = prefer[u, v] = prefer[v, u] = False
+    return strict, prefer
+
+
+@jit
+def _unpaired(players: IntArray, count: int, mate: IntArray) -> int:
+    """Compact ``players[:count]`` to those still unpaired; their number."""
+    k = 0
+    for i in range(count):
+        if mate[players[i]] < 0:
+            players[k] = players[i]
+            k += 1
+    return k
+
+
+@jit
+def _pair_in_order_at(
+    a: IntArray,
+    n_a: int,
+    b: IntArray,
+    n_b: int,
+    ok: BoolArray,
+    shifts: tuple[int, ...],
+    mate: IntArray,
+) -> tuple[int, int]:
+    """:func:`_pair_in_order` of ``a[:n_a]`` and ``b[:n_b]``, pairing in ``mate``.
+
+    ``ok`` is the legality table of the level. Both lists are compacted in
+    place to who is left; returns their lengths.
+    """
+    for shift in shifts:
+        if n_a == 0 or n_b == 0:
+            break
+        hit = False
+        # The pairs of one shift are disjoint and legality does not depend
+        # on ``mate``: pairing them one by one pairs them all at once.
+        for i in range(max(0, -shift), min(n_a, n_b - shift)):
+            x, y = a[i], b[i + shift]
+            if ok[x, y]:
+                mate[x], mate[y] = y, x
+                hit = True
+        if hit:
+            n_a = _unpaired(a, n_a, mate)
+            n_b = _unpaired(b, n_b, mate)
+    return n_a, n_b
+
+
+@jit
+def _preference_class(
+    players: IntArray,
+    count: int,
+    colour: int,
+    or_none: bool,
+    pref: IntArray,
+    strength: IntArray,
+    out: IntArray,
+) -> int:
+    """Who of ``players[:count]`` wants ``colour`` (or none, if ``or_none``).
+
+    Written to ``out``, absolute preferences first, then the others, each in
+    the given order; returns their number.
+    """
+    k = 0
+    for absolute in (True, False):
+        for i in range(count):
+            p = players[i]
+            wants = pref[p] == colour or (or_none and pref[p] == 0)
+            if wants and (strength[p] == 3) == absolute:
+                out[k] = p
+                k += 1
+    return k
+
+
+@jit
+def _greedy_group_at(
+    group: IntArray,
+    mate: IntArray,
+    strict: BoolArray,
+    prefer: BoolArray,
+    allow_white: BoolArray,
+    allow_black: BoolArray,
+    pref: IntArray,
+    strength: IntArray,
+) -> None:
+    """:func:`_greedy_group`, pairing in ``mate`` (``group`` all unpaired).
+
+    The top half ranks above the bottom half, and each keeps ranking order
+    as it is compacted, so no step needs to sort by ranking place again.
+    """
+    m = group.shape[0]
+    h = m // 2
+    # The lists below, in one allocation: the halves, a colour class of
+    # each, and the three classes of step 4.
+    s1, s2, c1, c2, must_w, must_b, flex = np.empty((7, m), dtype=np.intp)
+    s1[:h] = group[:h]
+    s2[: m - h] = group[h:]
+    n1, n2 = h, m - h
+    # Step 1: opposite colour preferences (the top half's Black first, which
+    # players without a preference join), absolute preferences first.
+    for colour in (BLACK, WHITE):
+        k1 = _preference_class(s1, n1, colour, colour == BLACK, pref, strength, c1)
+        k2 = _preference_class(s2, n2, -colour, colour == BLACK, pref, strength, c2)
+        _pair_in_order_at(c1, k1, c2, k2, strict, _PREFERENCE_SHIFTS, mate)
+        n1 = _unpaired(s1, n1, mate)
+        n2 = _unpaired(s2, n2, mate)
+    # Steps 2 and 3: compatible preferences, then any legal pairing.
+    n1, n2 = _pair_in_order_at(s1, n1, s2, n2, prefer, _PREFERENCE_SHIFTS, mate)
+    n1, n2 = _pair_in_order_at(s1, n1, s2, n2, strict, _LEGAL_SHIFTS, mate)
+    # Step 4: whoever is left (in ranking order: the top half's, then the
+    # bottom half's), by the colours they may take.
+    n_w = n_b = n_f = 0
+    for k in range(n1 + n2):
+        p = s1[k] if k < n1 else s2[k - n1]
+        if allow_white[p] and allow_black[p]:
+            flex[n_f] = p
+            n_f += 1
+        elif allow_white[p]:
+            must_w[n_w] = p
+            n_w += 1
+        elif allow_black[p]:
+            must_b[n_b] = p
+            n_b += 1
+    n_w, n_b = _pair_in_order_at(must_w, n_w, must_b, n_b, strict, _LEGAL_SHIFTS, mate)
+    n_w, n_f = _pair_in_order_at(must_w, n_w, flex, n_f, strict, _LEGAL_SHIFTS, mate)
+    n_b, n_f = _pair_in_order_at(must_b, n_b, flex, n_f, strict, _LEGAL_SHIFTS, mate)
+    # The two halves are compacted each within its own part of ``flex``.
+    half = n_f // 2
+    _pair_in_order_at(
+        flex[:half], half, flex[half:n_f], n_f - half, strict, _LEGAL_SHIFTS, mate
+    )
+
+
+@jit
+def _nearest(
+    v: int, window: IntArray, free: BoolArray, skip: int, adj: BoolArray
+) -> int:
+    """The free neighbour of ``v`` nearest in the window, but ``skip`` (-1: none).
+
+    The lower place on a tie.
+    """
+    w = window.shape[0]
+    for d in range(1, w):
+        for c in (v - d, v + d):
+            if 0 <= c < w and free[c] and c != skip and adj[window[v], window[c]]:
+                return c
+    return -1
+
+
+@jit
+def _nearest_swap(
+    x: int,
+    window: IntArray,
+    local: IntArray,
+    free: BoolArray,
+    n_free_nb: IntArray,
+    adj: BoolArray,
+) -> int:
+    """The matched neighbour of ``x`` nearest in the window, -1 if none.
+
+    Only neighbours whose partner has a free neighbour besides ``x`` count;
+    the lower place on a tie.
+    """
+    w = window.shape[0]
+    for d in range(1, w):
+        for a in (x - d, x + d):
+            if 0 <= a < w and not free[a] and adj[window[x], window[a]]:
+                b = local[a]
+                if n_free_nb[b] - adj[window[b], window[x]] > 0:
+                    return a
+    return -1
+
+
+@jit
+def _quick_augment_at(
+    window: IntArray, local: IntArray, target: int, adj: BoolArray
+) -> None:
+    """:func:`_quick_augment` over ``window``'s vertices, in place."""
+    w = window.shape[0]
+    free = local < 0
+    n_free = np.count_nonzero(free)
+    # A free x takes the nearest free neighbour (the lower on a tie).
+    for x in range(w):
+        if n_free <= target:
+            return
+        if not free[x]:
+            continue
+        y = _nearest(x, window, free, -1, adj)
+        if y >= 0:
+            local[x], local[y] = y, x
+            free[x] = free[y] = False
+            n_free -= 2
+    if n_free <= target:
+        return
+    # A free x takes the nearest matched neighbour a whose partner b has
+    # another free neighbour y: (x, a), (b, y) replace (a, b).
+    n_free_nb = np.zeros(w, dtype=np.intp)
+    for v in range(w):
+        for u in range(w):
+            n_free_nb[v] += free[u] and adj[window[v], window[u]]
+    for x in range(w):
+        if n_free <= target:
+            return
+        if not free[x]:
+            continue
+        a = _nearest_swap(x, window, local, free, n_free_nb, adj)
+        if a < 0:
+            continue
+        b = local[a]
+        y = _nearest(b, window, free, x, adj)
+        local[x], local[a], local[b], local[y] = a, x, y, b
+        free[x] = free[y] = False
+        n_free -= 2
+        for v in range(w):
+            n_free_nb[v] -= adj[window[v], window[x]] + adj[window[v], window[y]]
+
+
+@jit
+def _window_at(seq: IntArray, mate: IntArray, radius: int, with_bye: bool) -> IntArray:
+    """:func:`_window`; ``with_bye``: the event's bye vertex is the ``extra``."""
+    m = seq.shape[0]
+    cover = np.zeros(m + 1, dtype=np.intp)
+    for i in range(m):
+        if mate[seq[i]] < 0:
+            cover[max(i - radius, 0)] += 1
+            cover[min(i + radius + 1, m)] -= 1
+    chosen = np.zeros(mate.shape[0], dtype=np.bool_)
+    inside = 0
+    for i in range(m):
+        inside += cover[i]
+        if inside > 0:
+            chosen[seq[i]] = True
+    if with_bye:
+        chosen[mate.shape[0] - 1] = True
+    for v in np.flatnonzero(chosen):
+        if mate[v] >= 0:
+            chosen[mate[v]] = True
+    out = np.empty(m, dtype=np.intp)
+    k = 0
+    for v in seq:
+        if chosen[v]:
+            out[k] = v
+            k += 1
+    return out[:k]
+
+
+@jit
+def _augment_at(window: IntArray, mate: IntArray, target: int, adj: BoolArray) -> None:
+    """:func:`_augment` without the exact search, in place."""
+    slot = np.full(mate.shape[0], -1, dtype=np.intp)
+    for i, v in enumerate(window):
+        slot[v] = i
+    local = np.empty(window.shape[0], dtype=np.intp)
+    for i, v in enumerate(window):
+        local[i] = slot[mate[v]] if mate[v] >= 0 else -1
+    _quick_augment_at(window, local, target, adj)
+    for i, v in enumerate(window):
+        mate[v] = window[local[i]] if local[i] >= 0 else -1
+
+
+@jit
+def _n_unpaired(players: IntArray, mate: IntArray) -> int:
+    """How many of ``players`` are unpaired."""
+    count = 0
+    for p in players:
+        count += mate[p] < 0
+    return count
+
+
+@jit
+def _repair_at(
+    seq: IntArray,
+    mate: IntArray,
+    radii: tuple[int, ...],
+    with_bye: bool,
+    target: int,
+    max_window: int,
+    adj: BoolArray,
+) -> None:
+    """:func:`_repair` without the exact search (``adj``: the level's table)."""
+    for radius in radii:
+        if _n_unpaired(seq, mate) <= target:
+            return
+        window = _window_at(seq, mate, radius, with_bye)
+        if window.shape[0] > max_window:
+            return
+        _augment_at(window, mate, target, adj)
+        if window.shape[0] == seq.shape[0]:
+            return
+
+
+@jit
+def _match_event(
+    ranked: IntArray,
+    points: FloatArray,
+    had_bye: BoolArray,
+    mate: IntArray,
+    strict: BoolArray,
+    prefer: BoolArray,
+    allow_white: BoolArray,
+    allow_black: BoolArray,
+    pref: IntArray,
+    strength: IntArray,
+) -> int:
+    """Steps 2, 3 and the first window of step 5 of :func:`_match_swiss`.
+
+    ``ranked`` holds the present players in ranking order; ``mate`` (all -1)
+    receives the matching. Returns :data:`_PAIRED`, :data:`_NO_BYE` (nobody
+    may have the bye) or :data:`_SHORT` (players left, ``mate`` restored to
+    its state before step 5, for the exact repairs).
+    """
+    bye_vertex = mate.shape[0] - 1
+    m = ranked.shape[0]
+    odd = m % 2 == 1
+    # Step 2: the bye, to the lowest-ranked player who has not had one.
+    if odd:
+        bye = -1
+        for p in ranked[::-1]:
+            if not had_bye[p]:
+                bye = p
+                break
+        if bye < 0:
+            return _NO_BYE
+        mate[bye], mate[bye_vertex] = bye_vertex, bye
+    # Step 3: score groups, top down; leftovers float down. Each bracket is
+    # paired as by _pair_bracket.
+    bracket = np.empty(m, dtype=np.intp)
+    n_floaters = 0
+    i = 0
+    while i < m:
+        if mate[ranked[i]] >= 0:  # The bye.
+            i += 1
+            continue
+        size = n_floaters
+        group_points = points[ranked[i]]
+        while i < m and points[ranked[i]] == group_points:
+            if mate[ranked[i]] < 0:
+                bracket[size] = ranked[i]
+                size += 1
+            i += 1
+        group = bracket[:size]
+        _greedy_group_at(
+            group, mate, strict, prefer, allow_white, allow_black, pref, strength
+        )
+        # Those who must have White can only meet those who may have Black
+        # (and vice versa): past that bound, repairs are in vain.
+        n_need_w = n_need_b = 0
+        for p in group:
+            n_need_w += allow_white[p] and not allow_black[p]
+            n_need_b += allow_black[p] and not allow_white[p]
+        forced = max(2 * n_need_w - size, 2 * n_need_b - size, size % 2)
+        if _n_unpaired(group, mate) > forced:
+            _repair_at(
+                group, mate, _GROUP_RADII, False, size % 2, _MAX_LOCAL_WINDOW, strict
+            )
+        n_floaters = _unpaired(bracket, size, mate)
+    # Step 5, its first window: short augmenting paths, which nearly always
+    # pair everyone; the exact search is left to _final_repair.
+    if n_floaters == 0:
+        return _PAIRED
+    seq = np.append(ranked, bye_vertex) if odd else ranked
+    before = mate.copy()
+    _repair_at(seq, mate, _FIRST_FINAL_RADIUS, odd, 0, _MAX_WINDOW, strict)
+    if _n_unpaired(seq, mate) == 0:
+        return _PAIRED
+    mate[:] = before
+    return _SHORT
+
+
+@jit
+def _match_small_events(
+    small: BoolArray,
+    base: IntArray,
+    n: IntArray,
+    order: IntArray,
+    first_place: IntArray,
+    n_present: IntArray,
+    keys: KeyArray,
+    key_start: IntArray,
+    points: FloatArray,
+    allow_white: BoolArray,
+    allow_black: BoolArray,
+    pref: IntArray,
+    strength: IntArray,
+    had_bye: BoolArray,
+    mate: IntArray,
+) -> IntArray:
+    """:func:`_match_event` for each ``small`` event of a :class:`_SwissBatch`.
+
+    The arguments are the batch's arrays (``keys``: the events' played keys
+    one event after another, event ``e``'s from ``key_start[e]``). Returns
+    each event's status (:data:`_PAIRED` for the others).
+    """
+    status = np.full(base.shape[0], _PAIRED, dtype=np.intp)
+    for e in np.flatnonzero(small):
+        b = base[e]
+        at = slice(b, b + n[e] + 1)
+        strict, prefer = _legal_tables(
+            allow_white[at],
+            allow_black[at],
+            pref[at],
+            had_bye[at],
+            keys[key_start[e] : key_start[e + 1]],
+        )
+        f = first_place[e]
+        status[e] = _match_event(
+            order[f : f + n_present[e]] - b,
+            points[at],
+            had_bye[at],
+            mate[at],
+            strict,
+            prefer,
+            allow_white[at],
+            allow_black[at],
+            pref[at],
+            strength[at],
+        )
+    return status
+
+
+@jit
+def _broken_matching(
+    base: IntArray,
+    n: IntArray,
+    order: IntArray,
+    first_place: IntArray,
+    n_present: IntArray,
+    keys: KeyArray,
+    key_start: IntArray,
+    had_bye: BoolArray,
+    mate: IntArray,
+) -> bool:
+    """Whether some event's matching breaks the contract of :func:`pair_swiss_round`.
+
+    Someone present unpaired, partners that disagree, a repeated game, a
+    player paired with themself, a second bye, or a wrong number of byes.
+    The arguments are the batch's arrays, as for :func:`_match_small_events`.
+    """
+    for e in range(base.shape[0]):
+        b, m = base[e], n[e]
+        played = keys[key_start[e] : key_start[e + 1]]
+        n_byes = 0
+        for slot in order[first_place[e] : first_place[e] + n_present[e]]:
+            p = slot - b
+            q = mate[slot]
+            if q < 0 or q > m or mate[b + q] != p:
+                return True
+            if q == m:
+                n_byes += 1
+                if had_bye[slot]:
+                    return True
+                continue
+            key = min(p, q) * m + max(p, q)
+            i = np.searchsorted(played, key)
+            if p == q or (i < played.shape[0] and played[i] == key):
+                return True
+        if n_byes != n_present[e] % 2:
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------
 # Swiss events in a batch
 
 
@@ -1172,173 +1616,6 @@ def _cut(arrays: tuple[NDArray[Any], ...], sizes: IntArray) -> list[list[NDArray
     return [[a[i:j] for i, j in zip(starts, ends, strict=True)] for a in arrays]
 
 
-def _run_place(seg: IntArray) -> IntArray:
-    """Place of each entry within its run of equal values of sorted ``seg``."""
-    return np.arange(seg.shape[0]) - seg.searchsorted(seg)
-
-
-# The (level, shift) steps of :func:`_pair_in_order_batch` for the steps of
-# :func:`_greedy_group`: colour preferences granted; compatible preferences,
-# then any legal pairing; any legal pairing.
-_GRANT_STEPS = tuple((_STRICT, shift) for shift in _PREFERENCE_SHIFTS)
-_COMPATIBLE_THEN_LEGAL_STEPS = (
-    *((_PREFER, shift) for shift in _PREFERENCE_SHIFTS),
-    *((_STRICT, shift) for shift in _LEGAL_SHIFTS),
-)
-_LEGAL_STEPS = tuple((_STRICT, shift) for shift in _LEGAL_SHIFTS)
-
-
-def _pair_in_order_batch(
-    a: IntArray,
-    sa: IntArray,
-    b: IntArray,
-    sb: IntArray,
-    ctx: _Context,
-    steps: tuple[tuple[int, int], ...],
-    tops: list[IntArray],
-    bottoms: list[IntArray],
-) -> tuple[IntArray, IntArray, IntArray, IntArray]:
-    """:func:`_pair_in_order` on many segments at once.
-
-    ``a`` and ``b`` hold the lists of every segment, one after another
-    (``sa`` and ``sb``, sorted, name each entry's segment); segment ``g``
-    pairs its ``a`` list with its ``b`` list exactly as :func:`_pair_in_order`
-    would (``i + shift`` counts within the segment's compacted lists), for
-    each ``(level, shift)`` of ``steps`` in turn: one call may chain what
-    would be calls of :func:`_pair_in_order` at several levels.
-
-    Returns
-    -------
-    a, sa, b, sb : ndarray of int
-        The entries still unpaired (in their order) and their segments.
-    """
-    # This runs tens of times per score group on small arrays, where the
-    # overhead of each numpy call dominates: hence ``nonzero`` rather than
-    # ``any`` and boolean masks, ``maximum.reduce`` rather than ``max``, and
-    # ``zeros`` rather than ``ones``.
-    changed = True
-    place = start = count = sa
-    longest_a = longest_b = 0
-    for level, shift in steps:
-        if changed:
-            if a.size == 0 or b.size == 0:
-                break
-            # Each a-entry's place in its segment's list, and where its
-            # segment's b list starts and how long it is (both lists are
-            # sorted by segment: binary search finds the runs).
-            place = _run_place(sa)
-            start = sb.searchsorted(sa)
-            count = sb.searchsorted(sa, side="right") - start
-            # No segment has a pair at a shift outside (-longest_a, longest_b).
-            longest_a = int(np.maximum.reduce(place)) + 1
-            longest_b = int(np.maximum.reduce(count))
-            if longest_b == 0:
-                break  # No segment has entries in both lists.
-            changed = False
-        if shift >= longest_b or shift <= -longest_a:
-            continue
-        j = place + shift
-        i = ((j < count) & (j >= 0) if shift < 0 else j < count).nonzero()[0]
-        if i.size == 0:
-            continue
-        k = start[i] + j[i]
-        x, y = a[i], b[k]
-        hit = ctx.legal(x, y, level).nonzero()[0]
-        if hit.size == 0:
-            continue
-        tops.append(x[hit])
-        bottoms.append(y[hit])
-        paired = np.zeros(a.shape[0], dtype=bool)
-        paired[i[hit]] = True
-        free = ~paired
-        a, sa = a[free], sa[free]
-        paired = np.zeros(b.shape[0], dtype=bool)
-        paired[k[hit]] = True
-        free = ~paired
-        b, sb = b[free], sb[free]
-        changed = True
-    return a, sa, b, sb
-
-
-def _halves(seg: IntArray) -> BoolArray:
-    """Whether each entry is in the first half (``m // 2``) of its segment."""
-    first = seg.searchsorted(seg)
-    size = seg.searchsorted(seg, side="right") - first
-    return np.asarray(np.arange(seg.shape[0]) - first < size // 2)
-
-
-def _by_pos(
-    values: IntArray, seg: IntArray, ctx: _Context
-) -> tuple[IntArray, IntArray]:
-    """Entries sorted by ranking place (hence by segment too)."""
-    o = ctx.pos[values].argsort(kind="stable")
-    return values[o], seg[o]
-
-
-def _greedy_group_batch(
-    group: IntArray, seg: IntArray, ctx: _Context
-) -> tuple[IntArray, IntArray]:
-    """:func:`_greedy_group` on many score groups (segments ``seg``) at once.
-
-    ``seg`` is sorted and ``group`` in ranking order within each segment.
-    """
-    upper = _halves(seg)
-    lower = ~upper
-    s1, g1 = group[upper], seg[upper]
-    s2, g2 = group[lower], seg[lower]
-    tops: list[IntArray] = []
-    bottoms: list[IntArray] = []
-    # Step 1: opposite colour preferences, each class in ranking order;
-    # players without a preference join the first class (Black for the top
-    # half). The two classes of a group are disjoint and the second draws
-    # only on players the first does not touch, so both are paired in one
-    # pass, as segments of their own (the group, then the class). The group
-    # is in ranking order (floaters first), as :func:`_greedy_group` needs.
-    k1 = 2 * g1 + (ctx.pref[s1] == WHITE)
-    k2 = 2 * g2 + (ctx.pref[s2] == BLACK)
-    # Absolute preferences first (a stable sort within each class).
-    o1 = (2 * k1 + (ctx.strength[s1] < 3)).argsort(kind="stable")
-    o2 = (2 * k2 + (ctx.strength[s2] < 3)).argsort(kind="stable")
-    s1, k1, s2, k2 = _pair_in_order_batch(
-        s1[o1], k1[o1], s2[o2], k2[o2], ctx, _GRANT_STEPS, tops, bottoms
-    )
-    s1, g1 = _by_pos(s1, k1 // 2, ctx)
-    s2, g2 = _by_pos(s2, k2 // 2, ctx)
-    # Steps 2 and 3 (one call): compatible preferences, then any legal pairing.
-    s1, g1, s2, g2 = _pair_in_order_batch(
-        s1, g1, s2, g2, ctx, _COMPATIBLE_THEN_LEGAL_STEPS, tops, bottoms
-    )
-    # Step 4: whoever is left, by the colours they may take.
-    rest, gr = _by_pos(np.concatenate([s1, s2]), np.concatenate([g1, g2]), ctx)
-    w_ok, b_ok = ctx.allow_white[rest], ctx.allow_black[rest]
-    classes = [(rest[m], gr[m]) for m in (w_ok & ~b_ok, b_ok & ~w_ok, w_ok & b_ok)]
-    for i, j in ((0, 1), (0, 2), (1, 2)):
-        (a, ga), (b, gb) = classes[i], classes[j]
-        if a.size and b.size:
-            a, ga, b, gb = _pair_in_order_batch(
-                a, ga, b, gb, ctx, _LEGAL_STEPS, tops, bottoms
-            )
-            classes[i], classes[j] = (a, ga), (b, gb)
-    flex, gf = classes[2]
-    if flex.size > 1:
-        first = _halves(gf)
-        later = ~first
-        _pair_in_order_batch(
-            flex[first],
-            gf[first],
-            flex[later],
-            gf[later],
-            ctx,
-            _LEGAL_STEPS,
-            tops,
-            bottoms,
-        )
-    empty = np.empty(0, dtype=np.intp)
-    top = np.concatenate(tops) if tops else empty
-    bottom = np.concatenate(bottoms) if bottoms else empty
-    return top, bottom
-
-
 def _ranking(ev: IntArray, points: FloatArray, rank: IntArray) -> IntArray:
     """The order of ``np.lexsort((rank, -points, ev))``, faster.
 
@@ -1359,49 +1636,6 @@ def _ranking(ev: IntArray, points: FloatArray, rank: IntArray) -> IntArray:
     return np.asarray(key.argsort(kind="stable"))
 
 
-class _BatchContext(_Context):
-    """The context of a batch of events, with table look-ups for speed.
-
-    Once :meth:`index` has set them, ``fresh[row[a] + col[b]]`` says whether
-    slots ``a`` and ``b`` (of one event, not a large one) are two players
-    who have not met; ``code`` packs a slot's absolute colour rules and colour
-    preference, and ``colour_ok[level]`` says which codes may meet at a
-    legality level. Without them (tables too large), as :class:`_Context`.
-    """
-
-    fresh: BoolArray | None = None
-    row: IntArray
-    col: IntArray
-    code: IntArray
-    code12: IntArray
-    colour_ok: dict[int, BoolArray]
-
-    def index(self, table: BoolArray, row: IntArray, col: IntArray) -> None:
-        """Set the look-up tables (``table``: who has met whom, and oneself)."""
-        self.fresh, self.row, self.col = ~table, row, col
-        # code = allow_white + 2 allow_black + 4 (pref + 1), 12 values.
-        self.code = (
-            self.allow_white.astype(np.intp)
-            + 2 * self.allow_black.astype(np.intp)
-            + 4 * (self.pref + 1)
-        )
-        self.code12 = 12 * self.code
-        c = np.arange(12)
-        w, b, p = c % 2 == 1, (c // 2) % 2 == 1, c // 4 - 1
-        strict = (w[:, None] & b[None, :]) | (b[:, None] & w[None, :])
-        prefer = strict & ((p[:, None] == 0) | (p[:, None] != p[None, :]))
-        self.colour_ok = {_STRICT: strict.ravel(), _PREFER: prefer.ravel()}
-
-    def legal(self, a: IntArray, b: IntArray, level: int) -> BoolArray:
-        """As :meth:`_Context.legal`, by table look-ups if there are tables."""
-        if self.fresh is None:
-            return super().legal(a, b, level)
-        ok: BoolArray = self.fresh[self.row[a] + self.col[b]]
-        if level >= _STRICT:
-            ok &= self.colour_ok[level][self.code12[a] + self.code[b]]
-        return ok
-
-
 class _SwissBatch:
     """Today's round of many Swiss events, paired together.
 
@@ -1410,8 +1644,9 @@ class _SwissBatch:
     entrants and ``base[e] + n[e]`` for its bye vertex. ``mate`` holds, per
     slot, the partner's position *within the event* (as
     :func:`pair_swiss_round`'s ``mate``), so that ``mate[base[e] : base[e] +
-    n[e] + 1]`` is a view equal to that event's own matching, which the exact
-    repairs of :func:`_repair` work on in place, event by event.
+    n[e] + 1]`` is a view equal to that event's own matching, which the
+    compiled loops and the exact repairs of :func:`_repair` work on in place,
+    event by event.
     """
 
     def __init__(
@@ -1428,7 +1663,6 @@ class _SwissBatch:
         self.n = n
         width = n + 1
         n_slots = int(width.sum())
-        self.n_slots = n_slots
         self.base = base = np.cumsum(width) - width
         self.ev = ev = np.repeat(np.arange(e_count), width)
         entrant = np.ones(n_slots, dtype=bool)
@@ -1444,13 +1678,10 @@ class _SwissBatch:
         rank: IntArray = gather("rank", np.intp, 0)
         points: FloatArray = gather("points", np.float64, 0.0)
         had_bye: BoolArray = gather("had_bye", np.bool_, True)
-        # Played pairs, as keys over slots (sorted: events are in slot order).
+        # Played pairs: each event's keys, one event after another.
         n_played = np.array([len(k) for k in field["played"]], dtype=np.intp)
-        key = np.concatenate(field["played"])
-        kev = np.repeat(np.arange(e_count), n_played)
-        ni = np.maximum(n[kev], 1).astype(np.int64)
-        lo, hi = key // ni, key % ni
-        played = (base[kev] + lo) * n_slots + (base[kev] + hi)
+        self.keys: KeyArray = np.concatenate(field["played"])
+        self.key_start = np.concatenate([[0], np.cumsum(n_played)])
 
         present = entrant.copy()
         for e, away in enumerate(absents):
@@ -1469,11 +1700,12 @@ class _SwissBatch:
         pos[order] = np.arange(order.shape[0])
         pos[base + n] = first + n_present
         # Large fields (more than a bracket repair's window) take the
-        # per-event path, whose step 4 collapses the bottom brackets.
-        self.large = n_present + n_present % 2 > _MAX_LOCAL_WINDOW
-        self.ctx = _BatchContext.over(
-            n_slots,
-            played,
+        # per-event path, whose step 4 collapses the bottom brackets; so do
+        # fields of too many entrants for a dense table of who has met whom.
+        self.large = (n_present + n_present % 2 > _MAX_LOCAL_WINDOW) | (
+            n * n > _MAX_TABLE
+        )
+        self.ctx = _Context.over(
             had_bye,
             rank,
             gather("colour_diff", np.intp, 0),
@@ -1481,32 +1713,9 @@ class _SwissBatch:
             gather("streak", np.intp, 0),
             pos,
         )
-        # Each slot's position in its event.
-        self.local = local = np.arange(n_slots) - base[ev]
-        # Who has met whom in the other events: one dense boolean table per
-        # event (row-major, both orders, and oneself), looked up without a
-        # search; unless the tables would be too large.
-        side = np.where(self.large, 0, n).astype(np.int64)
-        area = side * side
-        if int(area.sum()) <= _MAX_TABLE:
-            start = np.cumsum(area) - area
-            table = np.zeros(int(area.sum()), dtype=bool)
-            dense = ~self.large[kev]
-            at = start[kev[dense]]
-            lo, hi, sk = lo[dense], hi[dense], side[kev[dense]]
-            table[at + lo * sk + hi] = True
-            table[at + hi * sk + lo] = True
-            small = entrant & ~self.large[ev]
-            table[(start[ev] + local * (side[ev] + 1))[small]] = True
-            self.ctx.index(table, start[ev] + local * side[ev], local)
         self.mate = np.full(n_slots, -1, dtype=np.intp)
-        self._contexts: dict[int, _Context] = {}
         self.points = points
-        # Work space of :meth:`repair_rows` (entries read only once set).
-        self.scratch = (
-            np.zeros(n_slots, dtype=np.intp),
-            np.zeros(n_slots, dtype=np.intp),
-        )
+        self._contexts: dict[int, _Context] = {}
 
     def local_order(self, e: int) -> IntArray:
         """Event ``e``'s present entrants (positions) in ranking order."""
@@ -1547,257 +1756,61 @@ class _SwissBatch:
 
     def match(self) -> None:
         """Steps 1-5 of :func:`pair_swiss_round` for every event."""
-        mate, order, ev_order, base, n = (
-            self.mate,
-            self.order,
-            self.ev_order,
-            self.base,
-            self.n,
-        )
         for e in np.flatnonzero(self.large).tolist():
             try:
                 _, local, _ = _match_swiss(self.states[e], self.absents[e])
             except ValueError:
                 raise _Fallback from None
             self.view(e)[:] = local
-        # Step 2: the bye, to the lowest-ranked player who has not had one.
-        odd = (self.n_present % 2 == 1) & ~self.large
-        cand = np.flatnonzero(~self.ctx.had_bye[order] & odd[ev_order])
-        ce = ev_order[cand]
-        last = np.ones(cand.shape[0], dtype=bool)
-        last[:-1] = ce[1:] != ce[:-1]
-        bye, bye_ev = order[cand[last]], ce[last]
-        if bye.shape[0] != int(np.count_nonzero(odd)):
+        ctx = self.ctx
+        status = _match_small_events(
+            ~self.large,
+            self.base,
+            self.n,
+            self.order,
+            self.first_place,
+            self.n_present,
+            self.keys,
+            self.key_start,
+            self.points,
+            ctx.allow_white,
+            ctx.allow_black,
+            ctx.pref,
+            ctx.strength,
+            ctx.had_bye,
+            self.mate,
+        )
+        if np.any(status == _NO_BYE):
             raise _Fallback  # Some odd field has no player without a bye.
-        mate[bye] = n[bye_ev]
-        mate[base[bye_ev] + n[bye_ev]] = bye - base[bye_ev]
-
-        # Step 3: score groups, top down, all events at once; leftovers float.
-        to_pair = order[(mate[order] < 0) & ~self.large[ev_order]]
-        tev = self.ev[to_pair]
-        pts = self.points[to_pair]
-        new = np.ones(to_pair.shape[0], dtype=bool)
-        new[1:] = (tev[1:] != tev[:-1]) | (pts[1:] != pts[:-1])
-        new_event = np.ones(to_pair.shape[0], dtype=bool)
-        new_event[1:] = tev[1:] != tev[:-1]
-        group = np.cumsum(new) - 1
-        level = group - np.maximum.accumulate(np.where(new_event, group, 0))
-        by_level = np.argsort(level, kind="stable")
-        bounds = np.searchsorted(
-            level[by_level], np.arange(int(level.max(initial=-1)) + 2)
-        )
-        floaters = np.empty(0, dtype=np.intp)
-        fev = np.empty(0, dtype=np.intp)
-        has = np.zeros(self.n_events, dtype=bool)
-        for k in range(bounds.shape[0] - 1):
-            sel = by_level[bounds[k] : bounds[k + 1]]
-            members, mev = to_pair[sel], tev[sel]
-            has[:] = False
-            has[mev] = True
-            keep = has[fev]
-            seg = np.concatenate([fev[keep], mev])
-            o = np.argsort(seg, kind="stable")
-            bracket = np.concatenate([floaters[keep], members])[o]
-            seg = seg[o]
-            self.pair_brackets(bracket, seg)
-            free = mate[bracket] < 0
-            floaters, fev = bracket[free], seg[free]
-
-        # Step 5: exact repairs where players are left.
-        short = (mate[order] < 0) & ~self.large[ev_order]
-        if short.any():
-            self.final_repairs(np.unique(ev_order[short]))
-        self.check()
-
-    def pair_brackets(self, bracket: IntArray, seg: IntArray) -> None:
-        """:func:`_pair_bracket` on one score group of many events."""
-        ctx, mate = self.ctx, self.mate
-        e_count = self.n_events
-        top, bottom = _greedy_group_batch(bracket, seg, ctx)
-        mate[top], mate[bottom] = self.local[bottom], self.local[top]
-        size = np.bincount(seg, minlength=e_count)
-        w_ok, b_ok = ctx.allow_white[bracket], ctx.allow_black[bracket]
-        n_need_w = np.bincount(seg[w_ok & ~b_ok], minlength=e_count)
-        n_need_b = np.bincount(seg[b_ok & ~w_ok], minlength=e_count)
-        forced = np.maximum(
-            np.maximum(2 * n_need_w - size, 2 * n_need_b - size), size % 2
-        )
-        n_free = np.bincount(seg[mate[bracket] < 0], minlength=e_count)
-        fix = np.flatnonzero(n_free > forced)
-        if fix.size == 0:
-            return
-        start = np.cumsum(size) - size
-        self.repair_brackets(bracket, start[fix], size[fix], fix)
-
-    def repair_brackets(
-        self, bracket: IntArray, start: IntArray, size: IntArray, events: IntArray
-    ) -> None:
-        """The short repairs of :func:`_pair_bracket`, for many events at once.
-
-        Event ``events[q]``'s bracket is ``bracket[start[q] : start[q] +
-        size[q]]``; each is repaired exactly as :func:`_repair` (radii
-        :data:`_GROUP_RADII`, no exact search) would, in lockstep.
-        """
-        cols = np.arange(int(size.max()))
-        valid = cols < size[:, None]
-        seq = np.where(
-            valid, bracket[np.minimum(start[:, None] + cols, bracket.size - 1)], 0
-        )
-        self.repair_rows(seq, valid, events, size % 2, _GROUP_RADII)
-
-    def repair_rows(
-        self,
-        seq: IntArray,
-        valid: BoolArray,
-        events: IntArray,
-        target: IntArray,
-        radii: tuple[int, ...],
-        bye: BoolArray | None = None,
-    ) -> None:
-        """:func:`_repair` without the exact search, on many events in lockstep.
-
-        Row ``q`` of ``seq`` (where ``valid``) holds slots of event
-        ``events[q]`` in ranking order, closed under ``mate``, and is repaired
-        as :func:`_repair` would repair it with radii ``radii``, stopping at
-        ``target[q]`` free vertices; ``bye`` marks the event's bye vertex, the
-        ``extra`` of :func:`_repair` (always in the window).
-        """
-        ctx, mate = self.ctx, self.mate
-        n_jobs, width = seq.shape
-        cols = np.arange(width)
-        base = self.base[events][:, None]
-        size = valid.sum(axis=1)
-        column, where = self.scratch
-        active = np.ones(n_jobs, dtype=bool)
-        for radius in radii:
-            partner = mate[seq]
-            free = valid & (partner < 0)
-            active &= free.sum(axis=1) > target
-            if not active.any():
-                return
-            q = active.nonzero()[0]
-            sq, vq, bq = seq[q], valid[q], base[q]
-            if width <= radius + 1:
-                # A free member sees the whole of a short row: the window is
-                # the row.
-                win, wvalid, n_window, w = sq, vq, size[q], width
-                is_bye = None if bye is None else bye[q]
-            else:
-                # The window: members within ``radius`` places of a free one
-                # (and the bye vertex), and their partners.
-                n_near = np.zeros((q.size, width + 1), dtype=np.intp)
-                np.cumsum(free[q], axis=1, out=n_near[:, 1:])
-                hi = np.minimum(cols + radius + 1, width)
-                lo = np.maximum(cols - radius, 0)
-                inside = (n_near[:, hi] - n_near[:, lo] > 0) & vq
-                if bye is not None:
-                    inside |= bye[q]
-                # Column of each member in its row (rows are disjoint).
-                column[sq[vq]] = np.broadcast_to(cols, sq.shape)[vq]
-                pq = partner[q]
-                paired = vq & (pq >= 0)
-                mate_col = np.where(paired, column[np.where(paired, bq + pq, 0)], 0)
-                in_window = inside | (
-                    paired & np.take_along_axis(inside, mate_col, axis=1)
-                )
-                n_window = in_window.sum(axis=1)
-                w = int(n_window.max())
-                if w > _MAX_LOCAL_WINDOW:  # pragma: no cover
-                    raise _Fallback  # Rows here are smaller than that.
-                take = np.argsort(~in_window, axis=1, kind="stable")[:, :w]
-                win = np.take_along_axis(sq, take, axis=1)
-                wvalid = np.arange(w) < n_window[:, None]
-                is_bye = (
-                    None
-                    if bye is None
-                    else np.take_along_axis(bye[q], take, axis=1) & wvalid
-                )
-            # Partners as places in the window (-1 free, -2 padding).
-            where[win[wvalid]] = np.broadcast_to(np.arange(w), win.shape)[wvalid]
-            wp = mate[win]
-            matched = wvalid & (wp >= 0)
-            local = np.where(matched, where[np.where(matched, bq + wp, 0)], -1)
-            local[~wvalid] = -2
-            if is_bye is None:
-                adj = ctx.legal(win[:, :, None], win[:, None, :], _STRICT)
-            else:
-                # As :meth:`_Context.adjacency`: the bye vertex may meet
-                # whoever has not had a bye.
-                nodes = np.where(is_bye, bq, win)
-                adj = ctx.legal(nodes[:, :, None], nodes[:, None, :], _STRICT)
-                takes = ~ctx.had_bye[nodes] & ~is_bye
-                adj = np.where(is_bye[:, :, None], takes[:, None, :], adj)
-                adj = np.where(is_bye[:, None, :], takes[:, :, None], adj)
-            adj &= wvalid[:, :, None] & wvalid[:, None, :]
-            _quick_augment_batch(adj, local, target[q])
-            back = np.where(
-                local >= 0,
-                np.take_along_axis(win, np.maximum(local, 0), axis=1) - bq,
-                -1,
-            )
-            mate[win[wvalid]] = back[wvalid]
-            active[q[n_window == size[q]]] = False
-
-    def final_repairs(self, events: IntArray) -> None:
-        """Step 5 (:func:`_final_repair`) for small events with players left.
-
-        The first window of every event is repaired in lockstep by short
-        augmenting paths, which nearly always pair everyone; an event they
-        leave short is restored and repaired alone, exactly as
-        :func:`pair_swiss_round` repairs it (blossom search, wider windows,
-        relaxed colours).
-        """
-        mate, order, base, n = self.mate, self.order, self.base, self.n
-        size = self.n_present[events]
-        odd = size % 2 == 1
-        cols = np.arange(int((size + odd).max()))
-        at = self.first_place[events][:, None] + cols
-        valid = cols < size[:, None]
-        bye = (cols == size[:, None]) & odd[:, None]
-        # Padding: the event's first slot (a real entrant, for the look-ups).
-        first = base[events][:, None]
-        seq = np.where(valid, order[np.minimum(at, order.size - 1)], first)
-        seq = np.where(bye, first + n[events][:, None], seq)
-        valid |= bye
-        saved = mate[seq]
-        self.repair_rows(
-            seq, valid, events, np.zeros(events.size, np.intp), _FINAL_RADII[:1], bye
-        )
-        short = ((mate[seq] < 0) & valid).any(axis=1)
-        for q in np.flatnonzero(short).tolist():
-            mate[seq[q, valid[q]]] = saved[q, valid[q]]
-            e = int(events[q])
+        # Step 5 for the events the first window left short: exactly as
+        # pair_swiss_round repairs them (blossom search, wider windows,
+        # relaxed colours).
+        for e in np.flatnonzero(status == _SHORT).tolist():
             ranked = self.local_order(e)
-            seq_e, extra = ranked, np.empty(0, dtype=np.intp)
+            seq, extra = ranked, np.empty(0, dtype=np.intp)
             if ranked.shape[0] % 2 == 1:
-                seq_e = np.append(ranked, n[e])
-                extra = np.array([n[e]], dtype=np.intp)
+                seq = np.append(ranked, self.n[e])
+                extra = np.array([self.n[e]], dtype=np.intp)
             try:
                 _final_repair(
-                    self.states[e], ranked, seq_e, extra, self.view(e), self.context(e)
+                    self.states[e], ranked, seq, extra, self.view(e), self.context(e)
                 )
             except ValueError:
                 raise _Fallback from None
+        self.check()
 
     def check(self) -> None:
         """The contract of :func:`pair_swiss_round`, checked on every event."""
-        ctx, mate, order, ev_order = self.ctx, self.mate, self.order, self.ev_order
-        partner = mate[order]
-        at_bye = partner == self.n[ev_order]
-        partner_slot = self.base[ev_order] + partner
-        games = ~at_bye
-        n_byes = np.bincount(ev_order[at_bye], minlength=self.n_events)
-        # Repeated games: by the tables in small events (and a player paired
-        # with themself), by binary search in large ones.
-        dense = games & ~self.large[ev_order]
-        sparse = games & self.large[ev_order]
-        if (
-            np.any(partner < 0)
-            or np.any(mate[partner_slot] != order - self.base[ev_order])
-            or not np.all(ctx.legal(order[dense], partner_slot[dense], _LOOSE))
-            or np.any(ctx.met(order[sparse], partner_slot[sparse]))
-            or np.any(n_byes != self.n_present % 2)
-            or np.any(ctx.had_bye[order[at_bye]])
+        if _broken_matching(
+            self.base,
+            self.n,
+            self.order,
+            self.first_place,
+            self.n_present,
+            self.keys,
+            self.key_start,
+            self.ctx.had_bye,
+            self.mate,
         ):  # pragma: no cover - would be a bug in this module
             raise _Fallback
 
@@ -1837,14 +1850,12 @@ def pair_swiss_rounds(
     Equal to ``[pair_swiss_round(s, rng, absent=a) for s, a in zip(states,
     absent)]``: the same rounds, the same draws from ``rng`` in the same
     order (one colour lot per event), and the same exceptions; only faster
-    when there are many events. The k-th score group of every event is paired
-    in one vectorised pass over all the events (a bracket is keyed by the
-    event, then the points), the short repairs inside score groups run in
-    lockstep over the events that need them, and so does the first window
-    of the final repair for the events with players left over; the rare
-    event that leaves short gets the exact final repair of
-    :func:`pair_swiss_round` alone. Fields of more than 1,000 present players
-    are paired event by event.
+    when there are many events. The events' arrays are joined once, and the
+    algorithm of :func:`pair_swiss_round` runs event by event in compiled
+    loops (the bye, the score groups with their short repairs, and the first
+    window of the final repair); the rare event that leaves players short
+    gets the exact final repair of :func:`pair_swiss_round`, and fields of
+    more than 1,000 present players are paired by it from the start.
 
     Parameters
     ----------

@@ -601,26 +601,116 @@ def test_swiss_batch_equals_event_by_event_over_whole_events(seed: int, stream: 
             states[i] = s
 
 
-@pytest.mark.parametrize("tables", [True, False])
+def _random_batch(
+    rng: np.random.Generator, n_events: int
+) -> tuple[list[SwissState], list[list[int] | None]]:
+    """Random mid-event states (some dead ends among them) and absentees."""
+    states, absent = [], []
+    for _e in range(n_events):
+        n = int(rng.integers(2, 50))
+        state, _, _ = _random_state(
+            rng, n, float(rng.choice([0.05, 0.3, 0.6])), int(rng.integers(2, 12))
+        )
+        states.append(state)
+        away = [p for p in range(n) if rng.random() < 0.1]
+        absent.append(away if away else None)
+    return states, absent
+
+
+@pytest.mark.parametrize("mixed", [False, True])
 @pytest.mark.parametrize("stream", STREAMS)
 def test_swiss_batch_equals_event_by_event_on_random_histories(
-    seed: int, stream: int, tables: bool, monkeypatch: pytest.MonkeyPatch
+    seed: int, stream: int, mixed: bool, monkeypatch: pytest.MonkeyPatch
 ):
     """Random mid-event states, odd fields, absentees and dead ends: as one by one."""
-    if not tables:  # Who has met whom by binary search, as for huge batches.
-        monkeypatch.setattr(pairing, "_MAX_TABLE", 0)
+    if mixed:  # Fields over 30 entrants take the per-event path, in the same call.
+        monkeypatch.setattr(pairing, "_MAX_TABLE", 30 * 30)
     rng = np.random.default_rng([seed, stream])
     for _ in range(8):
-        states, absent = [], []
-        for _e in range(int(rng.integers(1, 16))):
-            n = int(rng.integers(2, 50))
-            state, _, _ = _random_state(
-                rng, n, float(rng.choice([0.05, 0.3, 0.6])), int(rng.integers(2, 12))
-            )
-            states.append(state)
-            away = [p for p in range(n) if rng.random() < 0.1]
-            absent.append(away if away else None)
+        states, absent = _random_batch(rng, int(rng.integers(1, 16)))
         _pair_both_ways(states, rng, absent if rng.random() < 0.7 else None)
+
+
+def test_swiss_batch_mixes_exact_repairs_and_dead_ends_with_the_compiled_path(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """Events left to the exact final repair, and a field out of byes, in a batch."""
+    exact: list[SwissState] = []
+    final_repair = pairing._final_repair
+
+    def spy(state: SwissState, *args: object) -> None:
+        exact.append(state)
+        final_repair(state, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(pairing, "_final_repair", spy)
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        states, absent = _random_batch(rng, 12)
+        twin = np.random.default_rng()
+        twin.bit_generator.state = rng.bit_generator.state
+        exact.clear()
+        try:
+            pair_swiss_rounds(states, twin, absent=absent)
+        except ValueError:
+            continue
+        # Some events, not all, need the exact repair of step 5.
+        if 0 < len(exact) < len(states):
+            break
+    else:
+        pytest.fail("No batch with an event for the exact repairs.")
+    assert _pair_both_ways(states, rng, absent) is not None
+    # A field out of byes: the batch raises as one by one, after the same lots.
+    stuck = swiss_start(np.arange(3), [2000.0, 1900.0, 1800.0])
+    stuck = stuck._replace(had_bye=np.ones(3, dtype=bool))
+    assert _pair_both_ways([*states, stuck, states[0]], rng, None) is None
+
+
+def test_swiss_batch_check_catches_broken_matchings():
+    """The batch's check of the contract rejects every kind of broken matching."""
+    rng = np.random.default_rng(4)
+    # Players 0..n-1: positions in an event are the players.
+    states = [swiss_start(np.arange(n), rng.normal(1800.0, 200.0, n)) for n in (5, 6)]
+    first = pair_swiss_rounds(states, rng)
+    states = record_swiss_rounds(states, first, [np.ones(r.n_games) for r in first])
+    batch = pairing._SwissBatch(states, [None, None])
+    batch.match()
+    good = batch.mate.copy()
+
+    def broken(event: int, pairs: list[tuple[int, int]]) -> bool:
+        """The check, with ``pairs`` (positions in ``event``) replacing the matching."""
+        batch.mate[:] = good
+        b = int(batch.base[event])
+        for x, y in pairs:
+            batch.mate[b + x] = y
+            if y >= 0:
+                batch.mate[b + y] = x
+        return bool(
+            pairing._broken_matching(
+                batch.base,
+                batch.n,
+                batch.order,
+                batch.first_place,
+                batch.n_present,
+                batch.keys,
+                batch.key_start,
+                batch.ctx.had_bye,
+                batch.mate,
+            )
+        )
+
+    (w1, w2), (b1, b2) = first[0].white.tolist(), first[0].black.tolist()
+    had_bye = int(first[0].bye[0])
+    (u1, u2, u3), (v1, v2, v3) = first[1].white.tolist(), first[1].black.tolist()
+    assert not broken(0, [])
+    # Other pairings of fresh pairs, the bye to someone without one: fine.
+    assert not broken(0, [(w1, 5), (w2, b1), (b2, had_bye)])
+    assert not broken(1, [(u1, v2), (u2, v3), (u3, v1)])
+    assert broken(1, [(u1, -1), (v1, -1), (u2, v3), (u3, v2)])  # Two unpaired.
+    assert broken(1, [(u1, v1), (v1, u2)])  # Partners disagree.
+    assert broken(1, [(u1, u1), (v1, v1), (u2, v3), (u3, v2)])  # With themselves.
+    assert broken(1, [(u1, v1), (u2, u3), (v2, v3)])  # A repeated game.
+    assert broken(1, [(u1, 6), (v1, -1)])  # A bye in an even field.
+    assert broken(0, [(had_bye, 5), (w1, w2), (b1, b2)])  # A second bye.
 
 
 def test_swiss_batch_handles_large_and_empty_fields():
