@@ -489,6 +489,10 @@ def hotpaths(quick: bool) -> Outcome:
     # one pair_swiss_rounds call as the engine makes it: everyone at once, and
     # a day as the engine sees it at this size (about 100 events a day).
     players = rng.permutation(n)
+    # Untimed: the first compiled call in a process loads numba's cache (or
+    # compiles, on a new machine), which is start-up, not throughput.
+    warm = [swiss_start(g, true[g]) for g in np.array_split(players[:400], 10)]
+    pair_swiss_rounds(warm, np.random.default_rng(0))
 
     def swiss_days(groups: list[Any], what: str) -> None:
         states = [swiss_start(g, true[g]) for g in groups]
