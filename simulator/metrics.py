@@ -43,6 +43,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
+from simulator._jit import jit
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
 
@@ -440,8 +441,10 @@ class Recorder:
         }
         # Error by band of true strength, one row per checkpoint and system.
         self._band_rows: list[tuple[float, str, float, float, float, float]] = []
+        # The per-player state below is player by player (a player's figures of
+        # every system side by side), as the checkpoints update it.
         # Each newcomer's aligned error at their last checkpoint.
-        self._last_error = np.full((n_sys, self.n_players), np.nan)
+        self._last_error = np.full((self.n_players, n_sys), np.nan)
 
         # Prediction: rows are the systems, then the oracle, then the coin flip.
         self._n_games = 0
@@ -469,9 +472,9 @@ class Recorder:
 
         # Convergence: games played when the current run inside each threshold
         # began (NaN = outside now), and who has ever been measured.
-        self._entry = np.full((n_sys, n_thr, self.n_players), np.nan)
+        self._entry = np.full((self.n_players, n_sys, n_thr), np.nan)
         # How many thresholds each player is inside (the entries not NaN).
-        self._inside = np.zeros((n_sys, self.n_players), dtype=np.int8)
+        self._inside = np.zeros((self.n_players, n_sys), dtype=np.int8)
         self._seen = np.zeros(self.n_players, dtype=bool)
         # Games played at each newcomer's last checkpoint (censoring times).
         self._last_games = np.zeros(self.n_players, dtype=np.float64)
@@ -484,7 +487,7 @@ class Recorder:
             (n_sys, cfg.curve_max_games + 1, self._n_bins), dtype=np.int64
         )
         self._pending_games = np.full(self.n_players, -1, dtype=np.intp)
-        self._pending_error = np.full((n_sys, self.n_players), np.nan)
+        self._pending_error = np.full((self.n_players, n_sys), np.nan)
 
     # --- games --------------------------------------------------------------
 
@@ -537,18 +540,15 @@ class Recorder:
         if not (s.min() >= 0.0 and s.max() <= 1.0):
             raise ValueError("score must lie in [0, 1] (1, 0.5 or 0 for White).")
         self._n_games += n
-        bins = self.config.calibration_bins
         s_other = 1.0 - s
         for i, e in enumerate([*columns, o, np.full(n, 0.5)]):
             self._log_loss[i] += _log_loss_sum(e, s, s_other)
             d = s - e
             self._brier[i] += float(np.sum(np.multiply(d, d, out=d)))
             if i < len(columns):
-                k = (e * bins).astype(np.intp)
-                np.minimum(k, bins - 1, out=k)
-                self._cal_n[i] += np.bincount(k, minlength=bins)
-                self._cal_expected[i] += np.bincount(k, weights=e, minlength=bins)
-                self._cal_observed[i] += np.bincount(k, weights=s, minlength=bins)
+                _calibrate(
+                    e, s, self._cal_n[i], self._cal_expected[i], self._cal_observed[i]
+                )
 
     # --- checkpoints ----------------------------------------------------------
 
@@ -628,93 +628,58 @@ class Recorder:
                 f"games_played must be an integer array of shape ({n},). "
                 f"Got dtype {gp.dtype} and shape {gp.shape} instead."
             )
-        gp = gp.astype(np.intp)
+        gp = gp.astype(np.intp, copy=False)
         self._last_day = day
 
         cfg = self.config
-        n_sys = len(self.systems)
-        errors = np.empty((n_sys, n))
+        # Convergence and the curve follow the newcomers only.
+        newcomers = np.flatnonzero(new)
+        errors = np.empty((len(self.systems), newcomers.size))
         # Shared by the systems: the order of the true strengths (Spearman's
-        # ranks of any subset are read from it) and each player's band.
+        # ranks of any subset are read from it), the bands, and work arrays
+        # (fresh ones for each system would cost a page fault per 4 KiB).
         counted = np.flatnonzero(act)
         true_order = _TrueRanks(true, counted)
-        band = np.zeros(n, dtype=np.intp)
-        band[counted] = np.searchsorted(
-            np.asarray(cfg.band_edges), true[counted], side="right"
-        )
+        band = _bands(true, counted, np.asarray(cfg.band_edges))
+        # Only they can be counted or in the cohort (not the players yet to
+        # arrive or gone).
+        candidates = np.flatnonzero(act | coh)
+        sel_work = np.empty(candidates.size, dtype=np.intp)
+        work = np.empty((4, candidates.size))
         for i, name in enumerate(self.systems):
             r = _float_vector(ratings[name], f"ratings[{name!r}]", n)
-            unrated = np.isnan(r)
-            sel = np.flatnonzero(act & ~unrated)
-            r_sel = r[sel]
-            diff = r_sel - true[sel]
-            row = _accuracy(r_sel, true[sel], partial(true_order.ranks, sel), diff)
-            coh_rated = coh & ~unrated
+            sel, r_sel, true_sel, diff, cohort_diff = _rated(
+                r, true, act, coh, candidates, sel_work, work
+            )
+            row = _accuracy(r_sel, true_sel, diff, partial(true_order.ranks, sel))
             row["cohort_drift"] = (
-                float(np.mean(r[coh_rated] - true[coh_rated]))
-                if coh_rated.any()
+                _sum(cohort_diff, 0.0, _PLAIN) / cohort_diff.size
+                if cohort_diff.size
                 else math.nan
             )
             row["day"] = day
             for key, values in self._series.items():
                 values.append(row[key])
-            # |rating - true - offset|, in place; infinite where unrated (an
-            # unrated newcomer is inside no threshold and in the curve's
-            # overflow bin, as NaN would be, and is counted as infinitely
-            # far in the final error).
-            e = errors[i]
-            if math.isnan(row["offset"]):  # no one counted: no error is known
-                e.fill(np.inf)
-            else:
-                np.subtract(r, true, out=e)
-                e -= row["offset"]
-                np.abs(e, out=e)
-                np.copyto(e, np.inf, where=unrated)
-            self._record_bands(day, name, diff, band[sel], row["offset"])
-
-        # Convergence: runs of checkpoints inside each threshold, updated in
-        # place for the tracked newcomers only (the others keep their state).
-        # Masked copies over whole rows rather than gathers and scatters of
-        # the tracked players: contiguous, and several times faster.
-        tracked = new & (gp > 0)
-        self._seen |= tracked
-        np.copyto(self._last_games, gp, where=tracked)
-        # Thresholds increase, so a player inside one is inside every larger
-        # one: the thresholds a player is inside are the last ``count``.
-        count = np.zeros(errors.shape, dtype=np.int8)
-        for threshold in cfg.thresholds:
-            count += errors < threshold
-        np.copyto(self._last_error, errors, where=tracked)
-        # A run starts (entry = games played) where a threshold is entered and
-        # ends (entry = NaN) where it is left; elsewhere the entry stands. Only
-        # the players whose count moved are touched.
-        moved_sys, moved = np.nonzero((count != self._inside) & tracked)
-        if moved.size:
-            before = self._inside[moved_sys, moved]
-            after = count[moved_sys, moved]
-            start = gp[moved].astype(np.float64)
-            n_thr = len(cfg.thresholds)
-            for j in range(n_thr):
-                was_in = before >= n_thr - j
-                now_in = after >= n_thr - j
-                entering = np.flatnonzero(now_in & ~was_in)
-                self._entry[moved_sys[entering], j, moved[entering]] = start[entering]
-                leaving = np.flatnonzero(was_in & ~now_in)
-                self._entry[moved_sys[leaving], j, moved[leaving]] = np.nan
-            self._inside[moved_sys, moved] = after
-
-        # Curve: commit pending values whose games count has moved on.
-        current = new & (gp <= cfg.curve_max_games)
-        keep = current & (gp == self._pending_games)
-        commit = (self._pending_games >= 0) & ~keep
-        if commit.any():
-            idx = np.flatnonzero(commit)
-            self._hist += self._histogram(
-                self._pending_games[idx], self._pending_error[:, idx]
-            )
-            self._pending_games[idx] = -1
-        np.copyto(self._pending_games, gp, where=current)
-        np.copyto(self._pending_error, errors, where=current)
+            _newcomer_errors(r, true, row["offset"], newcomers, errors[i])
+            self._record_bands(day, name, diff, sel, band, row["offset"])
+        _follow_newcomers(
+            newcomers,
+            new,
+            gp,
+            errors,
+            np.asarray(cfg.thresholds),
+            cfg.curve_max_games,
+            cfg.curve_bin_width,
+            cfg.curve_max_error,
+            self._seen,
+            self._last_games,
+            self._last_error,
+            self._entry,
+            self._inside,
+            self._pending_games,
+            self._pending_error,
+            self._hist,
+        )
 
     # --- results --------------------------------------------------------------
 
@@ -726,9 +691,13 @@ class Recorder:
         prediction = self._prediction()
         calibration = self._calibration()
 
-        pending = np.flatnonzero(self._pending_games >= 0)
-        hist = self._hist + self._histogram(
-            self._pending_games[pending], self._pending_error[:, pending]
+        hist = self._hist.copy()
+        _commit_pending(
+            hist,
+            self._pending_games,
+            self._pending_error,
+            cfg.curve_bin_width,
+            cfg.curve_max_error,
         )
         convergence = self._curve(hist)
 
@@ -741,7 +710,7 @@ class Recorder:
             stem = threshold_name(t)
             cols: list[list[float]] = [[], [], [], []]
             for i in range(len(systems)):
-                entry = self._entry[i, j, seen]
+                entry = self._entry[seen, i, j]
                 n_t = np.where(np.isnan(entry), np.inf, entry)
                 observed = ~np.isnan(entry)
                 times = np.where(observed, entry, self._last_games[seen])
@@ -791,26 +760,23 @@ class Recorder:
         day: float,
         name: str,
         diff: FloatArray,
+        sel: IntArray,
         band: IntArray,
         offset: float,
     ) -> None:
         """Append one checkpoint's error by band of true strength.
 
-        ``diff`` is ``rating - true`` of the players counted, ``band`` their
-        bands (``np.searchsorted(band_edges, true, side="right")``).
+        ``diff`` is ``rating - true`` of the players counted, ``sel``, and
+        ``band`` every player's band (:func:`_bands`).
         """
-        edges = np.asarray(self.config.band_edges)
-        lows = np.concatenate([[-np.inf], edges])
-        e = diff - offset
-        n = np.bincount(band, minlength=lows.size)
-        s1 = np.bincount(band, weights=e, minlength=lows.size)
-        s2 = np.bincount(band, weights=e * e, minlength=lows.size)
+        lows = (-math.inf, *self.config.band_edges)
+        n, s1, s2 = _band_sums(diff, sel, band, offset, len(lows))
         with np.errstate(invalid="ignore", divide="ignore"):
             rmse = np.sqrt(s2 / n)
             bias = s1 / n
-        for k in range(lows.size):
+        for k, low in enumerate(lows):
             self._band_rows.append(
-                (day, name, float(lows[k]), float(rmse[k]), float(bias[k]), float(n[k]))
+                (day, name, low, float(rmse[k]), float(bias[k]), float(n[k]))
             )
 
     def _bands_table(self, n_steady: int) -> pd.DataFrame:
@@ -838,7 +804,7 @@ class Recorder:
                     "n": float(members.size),
                 }
                 for j, t in enumerate(cfg.thresholds):
-                    entry = self._entry[i, j, members]
+                    entry = self._entry[members, i, j]
                     observed = ~np.isnan(entry)
                     times = np.where(observed, entry, self._last_games[members])
                     q25, med, q75 = kaplan_meier_quantiles(
@@ -851,7 +817,7 @@ class Recorder:
                     row[f"{stem}_converged"] = (
                         float(np.mean(observed)) if members.size else math.nan
                     )
-                last = self._last_error[i, members]
+                last = self._last_error[members, i]
                 row["final_error"] = (
                     float(np.median(last)) if members.size else math.nan
                 )
@@ -866,26 +832,6 @@ class Recorder:
                 f"{what} must have one entry per system {list(self.systems)!r}. "
                 f"Got keys {sorted(mapping)!r} instead."
             )
-
-    def _histogram(self, games: IntArray, error: FloatArray) -> NDArray[np.int64]:
-        """Counts of ``error`` (shape (n_systems, k)) by games count and error bin."""
-        cfg = self.config
-        n_sys = len(self.systems)
-        n_games = cfg.curve_max_games + 1
-        size = n_sys * n_games * self._n_bins
-        if games.size == 0:
-            return np.zeros((n_sys, n_games, self._n_bins), dtype=np.int64)
-        with np.errstate(invalid="ignore"):
-            scaled = np.where(
-                np.isnan(error) | (error >= cfg.curve_max_error),
-                self._n_bins - 1,
-                error / cfg.curve_bin_width,
-            )
-        b = np.minimum(np.floor(scaled).astype(np.intp), self._n_bins - 1)
-        sys_index = np.arange(n_sys, dtype=np.intp)[:, None]
-        flat = (sys_index * n_games + games[None, :]) * self._n_bins + b
-        counts = np.bincount(flat.ravel(), minlength=size)
-        return counts.reshape(n_sys, n_games, self._n_bins).astype(np.int64)
 
     def _curve(self, hist: NDArray[np.int64]) -> pd.DataFrame:
         cfg = self.config
@@ -965,6 +911,249 @@ class Recorder:
         )
 
 
+# --- compiled loops of the checkpoints and games -----------------------------------
+# One pass over the players (or games) each, in place of a dozen whole-array
+# numpy passes, with the same floating-point operations in the same order: sums
+# add in index order, as np.bincount does; np.mean's and np.std's pairwise sums
+# are numpy's own, step by step (_sum).
+
+
+@jit
+def _rated(
+    rating: FloatArray,
+    true: FloatArray,
+    active: BoolArray,
+    cohort: BoolArray,
+    candidates: IntArray,
+    sel: IntArray,
+    work: FloatArray,
+) -> tuple[IntArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The rated players counted, and the cohort's ``rating - true``.
+
+    Returns, in order of player index: the active players with a rating
+    (``sel``), their ratings, true strengths and ``rating - true``; and
+    ``rating - true`` of the rated cohort members. ``candidates`` are the
+    players active or in the cohort, increasing. The results are views of
+    ``sel`` and of the rows of ``work`` (shape (4, len(candidates))), which are
+    overwritten.
+    """
+    m = c = 0
+    # Written whatever the masks, kept by moving on: no branches to mispredict.
+    for p in candidates:
+        rated = not np.isnan(rating[p])
+        d = rating[p] - true[p]
+        sel[m] = p
+        work[0, m] = rating[p]
+        work[1, m] = true[p]
+        work[2, m] = d
+        m += rated & active[p]
+        work[3, c] = d
+        c += rated & cohort[p]
+    return sel[:m], work[0, :m], work[1, :m], work[2, :m], work[3, :c]
+
+
+@jit
+def _newcomer_errors(
+    rating: FloatArray,
+    true: FloatArray,
+    offset: float,
+    newcomers: IntArray,
+    out: FloatArray,
+) -> None:
+    """``|rating - true - offset|`` of the newcomers, into ``out``.
+
+    Infinite where unrated (an unrated newcomer is inside no threshold and in
+    the curve's overflow bin, as NaN would be, and is counted as infinitely
+    far in the final error), and everywhere when no one was counted (the
+    offset is NaN: no error is known).
+    """
+    if np.isnan(offset):
+        out[:] = np.inf
+        return
+    for k in range(newcomers.shape[0]):
+        p = newcomers[k]
+        # Selected, not branched on: the unrated come in no order.
+        e = abs(rating[p] - true[p] - offset)
+        out[k] = np.inf if np.isnan(rating[p]) else e
+
+
+@jit
+def _bands(true: FloatArray, players: IntArray, edges: FloatArray) -> IntArray:
+    """The players' bands of true strength: ``edges[b - 1] <= true < edges[b]``.
+
+    ``np.searchsorted(edges, true, side="right")``, NaN in the last band; 0
+    for the other players.
+    """
+    band = np.zeros(true.shape[0], dtype=np.intp)
+    for p in players:
+        b = 0
+        for edge in edges:
+            b += not true[p] < edge
+        band[p] = b
+    return band
+
+
+@jit
+def _band_sums(
+    diff: FloatArray, sel: IntArray, band: IntArray, offset: float, n_bands: int
+) -> tuple[NDArray[np.int64], FloatArray, FloatArray]:
+    """Per band: count, sum of ``e = diff - offset`` and of ``e^2``.
+
+    ``diff`` is that of the players ``sel``, ``band`` every player's band; each
+    sum adds in index order, as ``np.bincount`` does.
+    """
+    count = np.zeros(n_bands, dtype=np.int64)
+    s1 = np.zeros(n_bands)
+    s2 = np.zeros(n_bands)
+    for i in range(diff.shape[0]):
+        b = band[sel[i]]
+        e = diff[i] - offset
+        count[b] += 1
+        s1[b] += e
+        s2[b] += e * e
+    return count, s1, s2
+
+
+@jit
+def _follow_newcomers(
+    newcomers: IntArray,
+    newcomer: BoolArray,
+    games: IntArray,
+    errors: FloatArray,
+    thresholds: FloatArray,
+    curve_max_games: int,
+    bin_width: float,
+    max_error: float,
+    seen: BoolArray,
+    last_games: FloatArray,
+    last_error: FloatArray,
+    entry: FloatArray,
+    inside: NDArray[np.int8],
+    pending_games: IntArray,
+    pending_error: FloatArray,
+    hist: NDArray[np.int64],
+) -> None:
+    """Update the convergence runs and the curve (:meth:`Recorder.checkpoint`).
+
+    ``errors[s, k]`` is system ``s``'s error of player ``newcomers[k]``; the
+    other arguments from ``seen`` on are the recorder's state, updated in place
+    (indexed by player first).
+    """
+    n_sys, n_thr = entry.shape[1], entry.shape[2]
+    # Curve: the pending values of players no longer followed are committed.
+    for p in range(pending_games.shape[0]):
+        if pending_games[p] >= 0 and not newcomer[p]:
+            _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+            pending_games[p] = -1
+    for k in range(newcomers.shape[0]):
+        p = newcomers[k]
+        g = games[p]
+        # Convergence: runs of checkpoints inside each threshold, for the
+        # newcomers who have played (the others keep their state).
+        if g > 0:
+            seen[p] = True
+            last_games[p] = g
+            for s in range(n_sys):
+                e = errors[s, k]
+                last_error[p, s] = e
+                # Thresholds increase, so a player inside one is inside every
+                # larger one: the thresholds a player is inside are the last
+                # ``count``.
+                count = 0
+                for t in thresholds:
+                    count += e < t
+                before = inside[p, s]
+                if count == before:
+                    continue
+                # A run starts (entry = games played) where a threshold is
+                # entered and ends (entry = NaN) where it is left.
+                for j in range(n_thr):
+                    was_in = before >= n_thr - j
+                    now_in = count >= n_thr - j
+                    if now_in and not was_in:
+                        entry[p, s, j] = g
+                    elif was_in and not now_in:
+                        entry[p, s, j] = np.nan
+                inside[p, s] = count
+        # Curve: the latest error at the current games count is pending; it is
+        # committed once the count moves on.
+        if g <= curve_max_games:
+            if pending_games[p] != g:
+                if pending_games[p] >= 0:
+                    _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+                pending_games[p] = g
+            for s in range(n_sys):
+                pending_error[p, s] = errors[s, k]
+        elif pending_games[p] >= 0:
+            _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+            pending_games[p] = -1
+
+
+@jit
+def _commit(
+    hist: NDArray[np.int64],
+    p: int,
+    pending_games: IntArray,
+    pending_error: FloatArray,
+    bin_width: float,
+    max_error: float,
+) -> None:
+    """Count player ``p``'s pending errors in the histogram of the curve.
+
+    Errors from ``max_error`` up, and NaN, fall in the last (overflow) bin.
+    """
+    n_bins = hist.shape[2]
+    for s in range(hist.shape[0]):
+        e = pending_error[p, s]
+        if np.isnan(e) or e >= max_error:
+            b = n_bins - 1
+        else:
+            b = min(math.floor(e / bin_width), n_bins - 1)
+        hist[s, pending_games[p], b] += 1
+
+
+@jit
+def _commit_pending(
+    hist: NDArray[np.int64],
+    pending_games: IntArray,
+    pending_error: FloatArray,
+    bin_width: float,
+    max_error: float,
+) -> None:
+    """Count every pending error in ``hist`` (the pending state is unchanged)."""
+    for p in range(pending_games.shape[0]):
+        if pending_games[p] >= 0:
+            _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+
+
+@jit
+def _calibrate(
+    expected: FloatArray,
+    score: FloatArray,
+    count: NDArray[np.int64],
+    sum_expected: FloatArray,
+    sum_observed: FloatArray,
+) -> None:
+    """Add a batch of games to the calibration bins (``len(count)`` of them).
+
+    The batch's sums per bin first, in game order, then added to the running
+    ones: the additions of ``np.bincount`` and ``+=``.
+    """
+    bins = count.shape[0]
+    n = np.zeros(bins, dtype=np.int64)
+    se = np.zeros(bins)
+    ss = np.zeros(bins)
+    for i in range(expected.shape[0]):
+        k = min(int(expected[i] * bins), bins - 1)
+        n[k] += 1
+        se[k] += expected[i]
+        ss[k] += score[i]
+    for k in range(bins):
+        count[k] += n[k]
+        sum_expected[k] += se[k]
+        sum_observed[k] += ss[k]
+
+
 def _log_loss_sum(
     expected: FloatArray, score: FloatArray, other: FloatArray | None = None
 ) -> float:
@@ -995,51 +1184,200 @@ def _average_ranks(x: FloatArray) -> FloatArray:
     from counts when ``x`` holds whole numbers in a short range (the list
     systems' ratings), which needs no sort at all.
     """
+    if _whole_in_short_range(x):
+        return _ranks_by_counting(x)
+    return _ranks_in_order(x, _argsort(x))
+
+
+def _argsort(x: FloatArray) -> IntArray:
+    """An order that sorts ``x``, as ``np.argsort(x)`` but for equal values.
+
+    numpy sorts 64-bit integers (vectorised) about three times faster than it
+    argsorts floats, so the values are sorted as keys: a value's bits, made to
+    sort as the value does, with the lowest bits replaced by its index. Values
+    too close to differ above those bits keep the order of their indices, and
+    are put in order afterwards. NaN sorts last.
+    """
+    index_bits = max(1, (x.shape[0] - 1).bit_length())
+    keys = _sort_keys(np.ascontiguousarray(x).view(np.uint64), index_bits)
+    keys.sort()
+    return _order_of_keys(x, keys, index_bits)
+
+
+#: The sign bit of a float64 and of its sort key.
+_SIGN = np.uint64(1) << np.uint64(63)
+
+
+@jit
+def _sort_keys(bits: NDArray[np.uint64], index_bits: int) -> NDArray[np.uint64]:
+    """Keys that sort as the float64 values of ``bits``, each ending in its index.
+
+    Flipping a negative value's bits and setting a positive one's sign bit
+    orders the keys as the values; every NaN gets the largest key.
+    """
+    low = (np.uint64(1) << np.uint64(index_bits)) - np.uint64(1)
+    inf = np.uint64(0x7FF0000000000000)  # NaN's bits, but for the sign, are above
+    keys = np.empty(bits.shape[0], dtype=np.uint64)
+    for i in range(bits.shape[0]):
+        b = bits[i]
+        if (b & ~_SIGN) > inf:  # NaN
+            key = ~np.uint64(0)
+        elif b & _SIGN:
+            key = ~b
+        else:
+            key = b | _SIGN
+        keys[i] = (key & ~low) | np.uint64(i)
+    return keys
+
+
+@jit
+def _order_of_keys(
+    x: FloatArray, keys: NDArray[np.uint64], index_bits: int
+) -> IntArray:
+    """The indices in sorted ``keys`` (:func:`_sort_keys`), put in order of ``x``.
+
+    Only runs of keys equal but for the index can be out of order.
+    """
+    low = (np.uint64(1) << np.uint64(index_bits)) - np.uint64(1)
+    n = keys.shape[0]
+    order = np.empty(n, dtype=np.intp)
+    for i in range(n):
+        order[i] = keys[i] & low
+    # Runs of keys equal above the index: by value, not by index.
+    first = 0
+    while first < n:
+        end = first + 1
+        while end < n and (keys[end] ^ keys[first]) <= low:
+            end += 1
+        if end - first > 16:
+            run = order[first:end].copy()
+            order[first:end] = run[np.argsort(x[run])]
+        else:
+            for i in range(first + 1, end):  # insertion sort
+                j = order[i]
+                k = i
+                while k > first and x[order[k - 1]] > x[j]:
+                    order[k] = order[k - 1]
+                    k -= 1
+                order[k] = j
+        first = end
+    return order
+
+
+@jit
+def _whole_in_short_range(x: FloatArray) -> bool:
+    """Whether ``x`` (not empty) holds whole numbers spanning at most ``4n + 1024``."""
     n = x.shape[0]
-    if n:
-        low, high = float(x.min()), float(x.max())
-        if high - low <= 4 * n + 1024 and np.array_equal(x, np.floor(x)):
-            value = (x - low).astype(np.intp)
-            counts = np.bincount(value)
-            below = np.cumsum(counts) - counts
-            # The first ordinal rank, below + 1, plus (count - 1) / 2: whole
-            # and half numbers, exact either way.
-            tied = below + (counts + 1) / 2
-            ranks: FloatArray = tied[value]
-            return ranks
-    order = np.argsort(x)
-    return _ranks_of_sorted(x[order], order)
+    if n == 0:
+        return False
+    low = high = x[0]
+    for v in x:
+        if v != math.floor(v):  # also NaN
+            return False
+        low = min(low, v)
+        high = max(high, v)
+    # An infinite span fails too.
+    return bool(high - low <= 4 * n + 1024)
 
 
-def _ranks_of_sorted(sorted_x: FloatArray, order: IntArray) -> FloatArray:
-    """Average ranks of ``x`` from ``sorted_x = x[order]`` and ``order``."""
-    n = sorted_x.shape[0]
-    ranks = np.empty(n)
-    new = np.empty(n, dtype=bool)
-    new[:1] = True
-    np.not_equal(sorted_x[1:], sorted_x[:-1], out=new[1:])
-    if new.all():
-        ranks[order] = np.arange(1, n + 1, dtype=np.float64)
-        return ranks
-    first = np.flatnonzero(new)
-    count = np.diff(np.append(first, n))
-    # scipy's formula: the first ordinal rank plus (count - 1) / 2.
-    tied = (first + 1).astype(np.float64) + (count.astype(np.float64) - 1) / 2
-    ranks[order] = np.repeat(tied, count)
+@jit
+def _ranks_by_counting(x: FloatArray) -> FloatArray:
+    """Average ranks of whole numbers in a short range, from their counts."""
+    low = x.min()
+    value = np.empty(x.shape[0], dtype=np.intp)
+    for i in range(x.shape[0]):
+        value[i] = int(x[i] - low)
+    counts = np.bincount(value)
+    tied = np.empty(counts.shape[0])
+    below = 0
+    for v in range(counts.shape[0]):
+        # The first ordinal rank, below + 1, plus (count - 1) / 2: whole and
+        # half numbers, exact either way.
+        tied[v] = below + (counts[v] + 1) / 2
+        below += counts[v]
+    ranks = np.empty(x.shape[0])
+    for i in range(x.shape[0]):
+        ranks[i] = tied[value[i]]
     return ranks
+
+
+@jit
+def _ranks_in_order(x: FloatArray, order: IntArray) -> FloatArray:
+    """Average ranks of ``x`` from an ``order`` that sorts it."""
+    n = order.shape[0]
+    ranks = np.empty(n)
+    first = 0
+    while first < n:
+        end = first + 1
+        while end < n and x[order[end]] == x[order[first]]:
+            end += 1
+        # scipy's formula: the first ordinal rank plus (count - 1) / 2.
+        tied = (first + 1) + (end - first - 1) / 2
+        for k in range(first, end):
+            ranks[order[k]] = tied
+        first = end
+    return ranks
+
+
+@jit
+def _positions(among: IntArray, sel: IntArray) -> IntArray:
+    """Position in ``sel`` of each of ``among``, -1 if absent (both increasing)."""
+    position = np.full(among.shape[0], -1, dtype=np.intp)
+    if sel.shape[0] == 0:
+        return position
+    last = sel.shape[0] - 1
+    k = 0
+    # Selected, not branched on: who is absent follows no pattern.
+    for j in range(among.shape[0]):
+        present = (k <= last) & (sel[min(k, last)] == among[j])
+        position[j] = k if present else -1
+        k += present
+    return position
+
+
+@jit
+def _subset_ranks(
+    true: FloatArray, order: IntArray, position: IntArray, size: int
+) -> FloatArray:
+    """Average ranks of the ``size`` values ``true[j]`` with ``position[j] >= 0``.
+
+    ``order`` sorts ``true``; ``position[j]`` is the rank's place in the
+    result.
+    """
+    # A spare last slot takes the non-members' writes: no branches to mispredict.
+    ranks = np.empty(size + 1)
+    below = 0  # members ranked so far
+    first = 0
+    n = order.shape[0]
+    while first < n:
+        # The run of equal values from ``first``, and its members.
+        end = first + 1
+        while end < n and true[order[end]] == true[order[first]]:
+            end += 1
+        count = 0
+        for k in range(first, end):
+            count += position[order[k]] >= 0
+        # scipy's formula: the first ordinal rank plus (count - 1) / 2.
+        tied = (below + 1) + (count - 1) / 2
+        for k in range(first, end):
+            q = position[order[k]]
+            ranks[q if q >= 0 else size] = tied
+        below += count
+        first = end
+    return ranks[:size]
 
 
 class _TrueRanks:
     """Average ranks of the true strengths of any subset of some players.
 
-    One sort of those players (``among``) per checkpoint; a subset's sorted
-    order is read from it in one pass, and subsets that recur (systems rating
-    the same players) are ranked once.
+    One sort of those players (``among``) per checkpoint; a subset's ranks are
+    read from it in one pass, and subsets that recur (systems rating the same
+    players) are ranked once.
     """
 
     def __init__(self, true: FloatArray, among: IntArray) -> None:
-        self.true = true
         self.among = among
+        self.true = true[among]
         self._order: IntArray | None = None
         self._cache: list[tuple[IntArray, FloatArray]] = []
 
@@ -1049,60 +1387,205 @@ class _TrueRanks:
             if np.array_equal(known, sel):
                 return ranks
         if self._order is None:
-            self._order = self.among[np.argsort(self.true[self.among])]
-        n = self.true.shape[0]
-        # Position of each selected player within the subset, -1 elsewhere.
-        position = np.full(n, -1, dtype=np.intp)
-        position[sel] = np.arange(sel.size)
-        sub = position[self._order]
-        sub = sub[sub >= 0]  # the subset's positions in order of true strength
-        ranks = _ranks_of_sorted(self.true[sel][sub], sub)
-        self._cache.append((sel, ranks))
+            self._order = _argsort(self.true)
+        if sel.size == self.among.size:  # all of them
+            ranks = _ranks_in_order(self.true, self._order)
+        else:
+            position = _positions(self.among, sel)
+            ranks = _subset_ranks(self.true, self._order, position, sel.size)
+        # ``sel`` may be a work array, overwritten for the next system.
+        self._cache.append((sel.copy(), ranks))
         return ranks
+
+
+#: Up to this many players, Spearman's correlation is computed exactly (below).
+_EXACT_RANK_CORRELATION = 250_000
 
 
 def _spearman(rating: FloatArray, true_ranks: FloatArray) -> float:
     """Spearman's rho: the Pearson correlation of the ranks.
 
-    Computed as ``scipy.stats.spearmanr`` computes it (``np.corrcoef`` of the
-    average ranks, the same array layout), so it gives the same number.
+    The number of ``scipy.stats.spearmanr``, which is ``np.corrcoef`` of the
+    average ranks. Average ranks are half-integers summing to ``n (n + 1) / 2``,
+    so their mean is ``(n + 1) / 2`` exactly, the centred ranks are
+    half-integers and their products quarter-integers; no partial sum of
+    products exceeds ``n^3 / 12`` in magnitude, which is below ``2^51`` up to
+    :data:`_EXACT_RANK_CORRELATION` players. Every sum of ``np.corrcoef`` is
+    then exact, in whatever order its BLAS adds, and :func:`_rank_correlation`
+    repeats the rest of its arithmetic step by step: the same bits, without
+    the copies.
     """
-    ranks = np.empty((2, rating.shape[0]))
-    ranks[0] = _average_ranks(rating)
-    ranks[1] = true_ranks
-    return float(np.asarray(np.corrcoef(ranks))[1, 0])
+    ranks = _average_ranks(rating)
+    if rating.shape[0] <= _EXACT_RANK_CORRELATION:
+        return _rank_correlation(ranks, true_ranks)
+    both = np.empty((2, rating.shape[0]))
+    both[0] = ranks
+    both[1] = true_ranks
+    return float(np.asarray(np.corrcoef(both))[1, 0])
+
+
+@jit
+def _rank_correlation(x: FloatArray, y: FloatArray) -> float:
+    """``np.corrcoef`` of two arrays of average ranks (see :func:`_spearman`)."""
+    n = x.shape[0]
+    mean = (n + 1) / 2
+    sxx = sxy = syy = 0.0
+    for i in range(n):
+        dx = x[i] - mean
+        dy = y[i] - mean
+        sxx += dx * dx
+        sxy += dy * dx
+        syy += dy * dy
+    # np.cov scales by 1 / (n - 1); np.corrcoef divides the row, then the
+    # column by the standard deviations, then clips to [-1, 1].
+    scale = 1 / (n - 1)
+    rho: float = sxy * scale / math.sqrt(syy * scale) / math.sqrt(sxx * scale)
+    if rho > 1.0:
+        return 1.0
+    if rho < -1.0:
+        return -1.0
+    return rho  # NaN stays NaN, as with np.clip
 
 
 def _accuracy(
     rating: FloatArray,
     true: FloatArray,
-    true_ranks: Callable[[], FloatArray] | None = None,
-    diff: FloatArray | None = None,
+    diff: FloatArray,
+    true_ranks: Callable[[], FloatArray],
 ) -> dict[str, float]:
     """Offset, RMSE, MAE, Spearman and spread of ``rating`` against ``true``.
 
-    ``true_ranks`` returns the average ranks of ``true`` when Spearman needs
-    them (by default they are computed here); ``diff`` is ``rating - true``
-    if the caller has it.
+    ``diff`` is ``rating - true``; ``true_ranks`` returns the average ranks of
+    ``true`` when Spearman needs them.
     """
     n = rating.shape[0]
     out = dict.fromkeys(("offset", "rmse", "mae", "spearman", "spread"), math.nan)
     out["n_rated"] = float(n)
     if n == 0:
         return out
-    d = rating - true if diff is None else diff
-    offset = float(np.mean(d))
-    e = d - offset
+    offset, rmse, mae, sd_true, sd_rating = _moments(rating, true, diff)
     out["offset"] = offset
-    out["rmse"] = float(np.sqrt(np.mean(e * e)))
-    out["mae"] = float(np.mean(np.abs(e)))
-    sd_true = float(np.std(true))
+    out["rmse"] = rmse
+    out["mae"] = mae
     if sd_true > 0.0:
-        out["spread"] = float(np.std(rating)) / sd_true
-    if n >= 2 and sd_true > 0.0 and float(np.ptp(rating)) > 0.0:
-        ranks = _average_ranks(true) if true_ranks is None else true_ranks()
-        out["spearman"] = _spearman(rating, ranks)
+        out["spread"] = sd_rating / sd_true
+    if n >= 2 and sd_true > 0.0 and rating.max() > rating.min():
+        out["spearman"] = _spearman(rating, true_ranks())
     return out
+
+
+@jit
+def _moments(
+    rating: FloatArray, true: FloatArray, diff: FloatArray
+) -> tuple[float, float, float, float, float]:
+    """Offset, RMSE, MAE and the SDs of ``true`` and ``rating`` (not empty).
+
+    As numpy computes them: ``offset = np.mean(diff)``, ``e = diff - offset``,
+    ``np.sqrt(np.mean(e * e))``, ``np.mean(np.abs(e))``, ``np.std(true)`` and
+    ``np.std(rating)``, with the same pairwise sums (:func:`_sum`).
+    """
+    n = diff.shape[0]
+    offset = _sum(diff, 0.0, _PLAIN) / n
+    rmse = math.sqrt(_sum(diff, offset, _SQUARED) / n)
+    mae = _sum(diff, offset, _ABSOLUTE) / n
+    return offset, rmse, mae, _std(true), _std(rating)
+
+
+@jit
+def _std(x: FloatArray) -> float:
+    """``np.std(x)``: the root of the mean squared deviation from the mean."""
+    n = x.shape[0]
+    mean = _sum(x, 0.0, _PLAIN) / n
+    return math.sqrt(_sum(x, mean, _SQUARED) / n)
+
+
+#: Terms of :func:`_sum`: ``x - shift``, its square, its magnitude.
+_PLAIN, _SQUARED, _ABSOLUTE = 0, 1, 2
+
+
+@jit
+def _sum(x: FloatArray, shift: float, term: int) -> float:
+    """``np.sum`` of the terms ``x - shift`` (or their squares or magnitudes).
+
+    numpy's ``pairwise_sum``, as ``np.add.reduce`` runs it over a contiguous
+    array, step by step: fewer than 8 terms are added in turn; up to 128 with
+    eight accumulators, combined as a tree, then the rest in turn; more are
+    split in two at a multiple of 8 below the half and the halves' sums added.
+    The reduction adds the result to the identity, 0. The same additions in
+    the same order give the same bits as ``np.sum`` of the terms made into an
+    array, without making it (``x - 0.0`` is ``x``).
+    """
+    # The splits walked with a stack (numba cannot cache recursive functions):
+    # a part is summed if small, else replaced by its halves and a mark that
+    # adds their sums, which then lie on top of the stack of sums.
+    start = np.empty(128, dtype=np.intp)
+    size = np.empty(128, dtype=np.intp)  # -1 marks "add the last two sums"
+    sums = np.empty(64)
+    start[0], size[0] = 0, x.shape[0]
+    parts = 1
+    n_sums = 0
+    while parts:
+        parts -= 1
+        n = size[parts]
+        if n < 0:
+            n_sums -= 1
+            sums[n_sums - 1] += sums[n_sums]
+        elif n <= 128:
+            sums[n_sums] = _block_sum(x, shift, term, start[parts], n)
+            n_sums += 1
+        else:
+            half = n // 2
+            half -= half % 8
+            first = start[parts]
+            # Popped in reverse: the first half, the second, then the mark.
+            size[parts] = -1
+            start[parts + 1], size[parts + 1] = first + half, n - half
+            start[parts + 2], size[parts + 2] = first, half
+            parts += 3
+    total: float = sums[0]
+    return 0.0 + total
+
+
+@jit
+def _block_sum(x: FloatArray, shift: float, term: int, start: int, n: int) -> float:
+    """The pairwise sum of at most 128 terms, as numpy adds them (see :func:`_sum`)."""
+    if n < 8:
+        res = -0.0
+        for i in range(start, start + n):
+            res += _term(x[i], shift, term)
+        return res
+    r0 = _term(x[start], shift, term)
+    r1 = _term(x[start + 1], shift, term)
+    r2 = _term(x[start + 2], shift, term)
+    r3 = _term(x[start + 3], shift, term)
+    r4 = _term(x[start + 4], shift, term)
+    r5 = _term(x[start + 5], shift, term)
+    r6 = _term(x[start + 6], shift, term)
+    r7 = _term(x[start + 7], shift, term)
+    for i in range(start + 8, start + n - n % 8, 8):
+        r0 += _term(x[i], shift, term)
+        r1 += _term(x[i + 1], shift, term)
+        r2 += _term(x[i + 2], shift, term)
+        r3 += _term(x[i + 3], shift, term)
+        r4 += _term(x[i + 4], shift, term)
+        r5 += _term(x[i + 5], shift, term)
+        r6 += _term(x[i + 6], shift, term)
+        r7 += _term(x[i + 7], shift, term)
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    for i in range(start + n - n % 8, start + n):
+        res += _term(x[i], shift, term)
+    return res
+
+
+@jit
+def _term(value: float, shift: float, term: int) -> float:
+    """One term of :func:`_sum`."""
+    d = value - shift
+    if term == _SQUARED:
+        return d * d
+    if term == _ABSOLUTE:
+        return abs(d)
+    return d
 
 
 # --- combining replicates ------------------------------------------------------

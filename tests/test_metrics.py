@@ -13,6 +13,7 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import stats
 
+from simulator import metrics
 from simulator.metrics import (
     COIN_FLIP,
     ORACLE,
@@ -179,6 +180,147 @@ def test_average_ranks_are_scipys(x: list[float]) -> None:
     np.testing.assert_array_equal(
         _average_ranks(a), stats.rankdata(a, method="average"), strict=False
     )
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 17, 1000, 70_000])
+def test_argsort_sorts(n: int, seed: int) -> None:
+    """The order from sort keys sorts the values, ties, signs and NaN included."""
+    rng = np.random.default_rng(seed + n)
+    for x in (
+        rng.normal(1500.0, 300.0, n),
+        np.rint(rng.normal(0.0, 3.0, n)) * rng.choice([-0.0, 1.0, 1e-300], n),
+        1.0 + np.spacing(1.0) * rng.integers(0, 40, n),  # close, by the thousand
+        np.where(rng.random(n) < 0.1, np.nan, rng.normal(0.0, 1e6, n)),
+    ):
+        order = metrics._argsort(x)
+        np.testing.assert_array_equal(np.sort(order), np.arange(n))
+        # The same values as a stable sort: equal ones may come in any order.
+        np.testing.assert_array_equal(x[order], x[np.argsort(x, kind="stable")])
+
+
+def _bits(x: object) -> bytes:
+    """The bytes of a float64 (or an array of them): equal bits, not just values."""
+    return np.asarray(x, dtype=np.float64).tobytes()
+
+
+@pytest.mark.parametrize(
+    "n", [0, 1, 7, 8, 9, 127, 128, 129, 136, 255, 256, 1000, 4099, 100_003]
+)
+def test_compiled_sums_are_numpys(n: int, seed: int) -> None:
+    """The compiled pairwise sums give np.sum's, np.mean's and np.std's bits."""
+    rng = np.random.default_rng(seed + n)
+    x = rng.normal(0.0, 300.0, n) * np.exp(rng.normal(0.0, 5.0, n))
+    x[rng.random(n) < 0.05] = -0.0
+    shift = float(rng.normal(0.0, 100.0))
+    e = x - shift
+    assert _bits(metrics._sum(x, 0.0, metrics._PLAIN)) == _bits(np.sum(x))
+    assert _bits(metrics._sum(x, shift, metrics._SQUARED)) == _bits(np.sum(e * e))
+    assert _bits(metrics._sum(x, shift, metrics._ABSOLUTE)) == _bits(np.sum(np.abs(e)))
+    if n:
+        true = rng.normal(1500.0, 300.0, n)
+        rating = true + x
+        d = rating - true
+        got = metrics._moments(rating, true, d)
+        offset = np.mean(d)
+        a = d - offset
+        want = (
+            offset,
+            np.sqrt(np.mean(a * a)),
+            np.mean(np.abs(a)),
+            np.std(true),
+            np.std(rating),
+        )
+        assert _bits(got) == _bits(want)
+
+
+def test_compiled_sums_of_zeros_and_infinities() -> None:
+    """Signed zeros and infinities sum as in numpy."""
+    for x in ([-0.0] * 9, [-0.0], [np.inf, 1.0] * 70, [np.inf, -np.inf] + [1.0] * 200):
+        a = np.array(x)
+        with np.errstate(invalid="ignore"):  # inf - inf
+            want = np.sum(a)
+        assert _bits(metrics._sum(a, 0.0, metrics._PLAIN)) == _bits(want)
+
+
+@pytest.mark.parametrize("n", [2, 3, 50, 2001])
+def test_rank_correlation_is_corrcoefs(n: int, seed: int) -> None:
+    """Spearman's rho from the exact sums has np.corrcoef's bits, ties or not."""
+    rng = np.random.default_rng(seed + n)
+    for rating in (
+        rng.normal(1500.0, 300.0, n),
+        np.rint(rng.normal(1500.0, 300.0, n) / 100.0) * 100.0,  # many ties
+        np.where(np.arange(n) == 0, 1.0, 0.0),  # one against the rest
+    ):
+        true = np.rint(rng.normal(0.0, 2.0, n))
+        true_ranks = stats.rankdata(true)
+        both = np.stack([stats.rankdata(rating), true_ranks])
+        want = np.corrcoef(both)[1, 0]
+        assert _bits(metrics._spearman(rating, true_ranks)) == _bits(want)
+        np.testing.assert_array_equal(  # NaN (no spread) in either
+            metrics._spearman(rating, true_ranks),
+            stats.spearmanr(rating, true).statistic,
+        )
+
+
+def test_rank_correlation_beyond_the_exact_size_is_corrcoefs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Above the size where the sums are exact, np.corrcoef itself is used."""
+    rng = np.random.default_rng(0)
+    rating, true = rng.normal(size=500), rng.normal(size=500)
+    true_ranks = stats.rankdata(true)
+    exact = metrics._spearman(rating, true_ranks)
+    monkeypatch.setattr(metrics, "_EXACT_RANK_CORRELATION", 100)
+    assert _bits(metrics._spearman(rating, true_ranks)) == _bits(exact)
+
+
+def test_true_ranks_of_subsets_are_scipys(seed: int) -> None:
+    """Ranks of the true strengths of subsets, tied ones included, are scipy's."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    # Probes share a true strength: ties across members and non-members.
+    true = np.where(rng.random(n) < 0.3, 1500.0, rng.normal(1500.0, 200.0, n))
+    among = np.flatnonzero(rng.random(n) < 0.8)
+    ranks = metrics._TrueRanks(true, among)
+    for share in (1.0, 0.7, 0.2, 0.0, 0.7):
+        sel = among[rng.random(among.size) < share]
+        np.testing.assert_array_equal(
+            ranks.ranks(sel), stats.rankdata(true[sel]), strict=False
+        )
+
+
+def test_bands_are_searchsorted() -> None:
+    """Bands of true strength, edges, NaN and infinities included, and their sums."""
+    edges = np.array([1400.0, 1600.0, 1800.0])
+    true = np.array([-np.inf, 1399.9, 1400.0, 1599.0, 1600.0, 2000.0, np.inf, np.nan])
+    band = metrics._bands(true, np.arange(true.size), edges)
+    np.testing.assert_array_equal(band, np.searchsorted(edges, true, side="right"))
+    rng = np.random.default_rng(1)
+    sel = np.array([0, 2, 3, 5, 7])
+    diff = rng.normal(0.0, 50.0, sel.size)
+    count, s1, s2 = metrics._band_sums(diff, sel, band, 3.0, edges.size + 1)
+    e = diff - 3.0
+    np.testing.assert_array_equal(count, np.bincount(band[sel], minlength=4))
+    assert _bits(s1) == _bits(np.bincount(band[sel], weights=e, minlength=4))
+    assert _bits(s2) == _bits(np.bincount(band[sel], weights=e * e, minlength=4))
+
+
+def test_calibration_bins_are_bincounts(seed: int) -> None:
+    """Calibration sums per bin are those of np.bincount, E = 0 and E = 1 included."""
+    rng = np.random.default_rng(seed)
+    e = np.concatenate([[0.0, 1.0, 0.1, 0.9999999], rng.random(1000)])
+    s = rng.choice([0.0, 0.5, 1.0], e.size)
+    count = np.array([3, 0, 1, 0, 0, 0, 0, 0, 0, 2])
+    sum_e, sum_s = rng.random(10), rng.random(10)
+    want = [count.copy(), sum_e.copy(), sum_s.copy()]
+    metrics._calibrate(e, s, count, sum_e, sum_s)
+    k = np.minimum((e * 10).astype(np.intp), 9)
+    want[0] += np.bincount(k, minlength=10)
+    want[1] += np.bincount(k, weights=e, minlength=10)
+    want[2] += np.bincount(k, weights=s, minlength=10)
+    np.testing.assert_array_equal(count, want[0])
+    assert _bits(sum_e) == _bits(want[1])
+    assert _bits(sum_s) == _bits(want[2])
 
 
 def test_checkpoint_with_no_one_counted_makes_no_run() -> None:
@@ -477,8 +619,8 @@ def test_convergence_state_matches_plain_reference(seed: int) -> None:
     thresholds = (25.0, 50.0, 100.0)
     rec = Recorder(names, n, MetricsConfig(thresholds=thresholds))
     true = np.zeros(n)
-    entry = np.full((2, 3, n), np.nan)
-    last_error = np.full((2, n), np.nan)
+    entry = np.full((n, 2, 3), np.nan)
+    last_error = np.full((n, 2), np.nan)
     last_games = np.zeros(n)
     games = np.zeros(n, dtype=np.intp)
     for day in range(40):
@@ -499,13 +641,13 @@ def test_convergence_state_matches_plain_reference(seed: int) -> None:
                 if not (newcomer[p] and games[p] > 0):
                     continue
                 err = abs(ratings[name][p])
-                last_error[i, p] = np.inf if np.isnan(err) else err
+                last_error[p, i] = np.inf if np.isnan(err) else err
                 for j, t in enumerate(thresholds):
                     if err < t:  # NaN is inside no threshold
-                        if np.isnan(entry[i, j, p]):
-                            entry[i, j, p] = games[p]
+                        if np.isnan(entry[p, i, j]):
+                            entry[p, i, j] = games[p]
                     else:
-                        entry[i, j, p] = np.nan
+                        entry[p, i, j] = np.nan
         tracked = newcomer & (games > 0)
         last_games[tracked] = games[tracked]
     np.testing.assert_array_equal(rec._entry, entry)
@@ -564,6 +706,56 @@ def test_curve_unrated_is_infinite() -> None:
     curve = _convergence_run(errors).convergence.set_index("games")
     assert curve.loc[2, "median_error"] == math.inf
     assert curve.loc[2, "q25"] == pytest.approx(10.0, abs=1.0)
+
+
+def test_curve_matches_plain_reference(seed: int) -> None:
+    """The curve's histogram equals a per-player rewrite of its rule.
+
+    Newcomer masks that come and go, games counts that stand still or pass
+    ``curve_max_games``, unrated players: each newcomer's latest error at a
+    games count is counted once that count moves on (or the player leaves the
+    newcomers), and still pending ones by ``result()``.
+    """
+    rng = np.random.default_rng(seed)
+    n, names = 50, ["a", "b"]
+    cfg = MetricsConfig(curve_max_games=6, curve_bin_width=10.0, curve_max_error=100.0)
+    rec = Recorder(names, n, cfg)
+    n_bins = cfg.n_error_bins + 1
+    hist = np.zeros((2, 7, n_bins), dtype=np.int64)
+    pending: dict[int, tuple[int, list[float]]] = {}
+
+    def count(g: int, errs: list[float]) -> None:
+        for i, err in enumerate(errs):
+            b = n_bins - 1 if err >= 100.0 else min(int(err // 10.0), n_bins - 1)
+            hist[i, g, b] += 1
+
+    true = np.zeros(n)
+    games = np.zeros(n, dtype=np.intp)
+    active = np.arange(n) == 0
+    for day in range(30):
+        games += rng.integers(0, 2, n)
+        newcomer = rng.random(n) < 0.8
+        ratings = {}
+        for name in names:
+            r = rng.choice([0.0, 5.0, 15.0, 55.0, 99.0, 100.0, 250.0, np.nan], n)
+            r[0] = 0.0  # offset 0
+            ratings[name] = r
+        rec.checkpoint(
+            float(day), ratings, true, active, games.copy(), newcomer, active
+        )
+        for p in range(n):
+            errs = [abs(ratings[name][p]) for name in names]
+            errs = [np.inf if np.isnan(x) else x for x in errs]
+            current = newcomer[p] and games[p] <= cfg.curve_max_games
+            if p in pending and not (current and pending[p][0] == games[p]):
+                count(*pending.pop(p))
+            if current:
+                pending[p] = (int(games[p]), errs)
+    np.testing.assert_array_equal(rec._hist, hist)
+    for g, errs in pending.values():
+        count(g, errs)
+    curve = rec.result().convergence
+    np.testing.assert_array_equal(curve["n"], hist.sum(axis=-1).ravel())
 
 
 def test_checkpoints_must_be_in_time_order() -> None:
