@@ -582,7 +582,7 @@ def _child_main(spec: dict[str, Any]) -> None:
     """Run one replicate of the end-to-end world; print a JSON line of figures."""
     from simulator import engine
     from simulator.engine import run_replicate
-    from simulator.population import make_population
+    from simulator.population import Strengths, make_population
     from simulator.systems._common import day_of
 
     config = _e2e_config(spec["n_players"], spec["years"])
@@ -607,7 +607,7 @@ def _child_main(spec: dict[str, Any]) -> None:
     # Not under the profiler, whose listing the wrappers would clutter.
     arena = None if spec.get("profile") else getattr(engine, "_Arena", None)
     if arena is not None:
-        timed(engine, "advance", "population.advance (per day, all players)")
+        timed(Strengths, "advance", "population.advance (per day, all players)")
         timed(arena, "start_events", "start_events (weekly, all players)")
         timed(arena, "checkpoint", "checkpoint metrics (weekly, all players)")
         timed(arena, "close_periods", "period systems: close_periods")

@@ -41,8 +41,8 @@ from simulator.population import (
     DAYS_PER_YEAR,
     PlayerKind,
     Population,
+    Strengths,
     active,
-    advance,
     age,
     make_population,
 )
@@ -58,26 +58,19 @@ ACTIVE_DAYS = 365.0
 
 @dataclass
 class _Event:
-    """An OTB event in progress (engine-internal, mutable).
-
-    ``parts`` holds each round's games as ``(white, black, score, event,
-    event_start, day)``: the arrays of :class:`Games`, made into one batch
-    when the event is rated.
-    """
+    """An OTB event to come or in progress (engine-internal, mutable)."""
 
     id: int
     start: int
-    rounds_left: list[Round] | None  # round robin: the Berger rounds to come
-    swiss: SwissState | None
+    players: IntArray
     n_rounds: int
+    robin: list[Round] | None  # a round robin's Berger rounds; None for Swiss
+    swiss: SwissState | None = None  # a Swiss event's state, from its start on
     played: int = 0
-    parts: list[tuple[IntArray, IntArray, FloatArray, IntArray, FloatArray, float]] = (
-        field(default_factory=list)
-    )
 
 
 def _swiss(event: _Event) -> SwissState:
-    """The Swiss state of an event known to be a Swiss event."""
+    """The Swiss state of an event known to have started as a Swiss event."""
     assert event.swiss is not None
     return event.swiss
 
@@ -99,24 +92,34 @@ class _World:
 
     A day's games involve a few of the players drawn for the whole horizon;
     moving just them (and everyone at a checkpoint) gives the same strengths,
-    in distribution, as moving everyone every day (:func:`advance`: the steps
-    add up), for a fraction of the work.
+    in distribution, as moving everyone every day (``population.advance``:
+    the steps add up), for a fraction of the work. The strengths move in place
+    (:class:`Strengths`); a :class:`Population` of them is made when asked for.
     """
 
     def __init__(self, population: Population) -> None:
-        self.population = population
+        self._strengths = Strengths(population)
+        self._population: Population | None = population
+
+    @property
+    def population(self) -> Population:
+        """The players, with the true strengths as moved so far."""
+        if self._population is None:
+            self._population = self._strengths.population()
+        return self._population
 
     def strength(
         self, players: IntArray, day: int, rng: np.random.Generator
     ) -> FloatArray:
         """True strengths of ``players`` (distinct) on ``day``."""
-        self.population = advance(self.population, float(day), rng, players=players)
-        strength: FloatArray = self.population.true_strength[players]
-        return strength
+        self._strengths.advance(day, rng, players=players)
+        self._population = None
+        return self._strengths.read(players)
 
     def advance_all(self, day: int, rng: np.random.Generator) -> None:
         """Move everyone on to ``day``."""
-        self.population = advance(self.population, float(day), rng)
+        self._strengths.advance(day, rng)
+        self._population = None
 
 
 def _seed_states(
@@ -206,6 +209,9 @@ class _Arena:
         self.busy_until = np.full(n, -1, dtype=np.int64)
         self.events: list[_Event] = []
         self.next_event_id = 0
+        # The OTB rounds played since the start of the oldest event running,
+        # with their days: the games of the events to be rated.
+        self.otb_rounds: list[tuple[int, Games]] = []
         low, high = run.cohort_ages
         ages = age(population, start)
         self.cohort = (
@@ -288,14 +294,13 @@ class _Arena:
         if robin:
             rounds = round_robin(players)
             n_rounds = len(rounds)
-            event = _Event(self.next_event_id, start, rounds, None, n_rounds)
+            event = _Event(self.next_event_id, start, players, n_rounds, rounds)
         else:
             # Small fields play fewer rounds, so that a legal pairing exists.
-            n_rounds = min(int(rng.choice(sched.rounds)), players.size // 2)
-            rating = np.full(players.size, np.nan)  # set when the event starts
-            event = _Event(
-                self.next_event_id, start, None, swiss_start(players, rating), n_rounds
-            )
+            # (The draw of rng.choice(sched.rounds), without its overhead.)
+            drawn = sched.rounds[int(rng.integers(0, len(sched.rounds)))]
+            n_rounds = min(drawn, players.size // 2)
+            event = _Event(self.next_event_id, start, players, n_rounds, None)
         self.next_event_id += 1
         days = -(-n_rounds // sched.rounds_per_day)
         self.busy_until[players] = start + days - 1
@@ -319,12 +324,12 @@ class _Arena:
         todays = [e for e in self.events if e.start <= day and e.played < e.n_rounds]
         if not todays:
             return
-        swiss = [e for e in todays if e.swiss is not None]
+        swiss = [e for e in todays if e.robin is None]
         # The Swiss order uses the designated rating at the start (read once
         # for all the events that start today: no rating changes in between).
         starting = [e for e in swiss if e.played == 0]
         if starting:
-            players = [_swiss(e).players for e in starting]
+            players = [e.players for e in starting]
             rating = self.pairing_rating(world, np.concatenate(players), day, rng)
             cut = np.cumsum([p.size for p in players])[:-1]
             for event, p, r in zip(
@@ -335,40 +340,30 @@ class _Arena:
         # draws (a colour lot per event, in order) as event by event.
         states = [_swiss(e) for e in swiss]
         paired = iter(pair_swiss_rounds(states, rng))
-        rounds = []
-        for event in todays:
-            if event.swiss is not None:
-                rounds.append(next(paired))
-            else:
-                assert event.rounds_left is not None
-                rounds.append(event.rounds_left[event.played])
+        rounds = [
+            next(paired) if e.robin is None else e.robin[e.played] for e in todays
+        ]
         sizes = [r.n_games for r in rounds]
-        white = np.concatenate([r.white for r in rounds])
-        black = np.concatenate([r.black for r in rounds])
-        event_id = np.repeat([e.id for e in todays], sizes)
-        event_start = np.repeat([e.start for e in todays], sizes).astype(np.float64)
-        score = self._play(world, white, black, day, day, event_id, event_start, rng)
-        offsets = np.cumsum([0, *sizes]).tolist()
-        swiss_rounds = []
-        swiss_scores = []
-        for i, event in enumerate(todays):
-            part = slice(offsets[i], offsets[i + 1])
-            if event.swiss is not None:
-                swiss_rounds.append(rounds[i])
-                swiss_scores.append(score[part])
+        games = self._play(
+            world,
+            np.concatenate([r.white for r in rounds]),
+            np.concatenate([r.black for r in rounds]),
+            day,
+            day,
+            np.repeat([e.id for e in todays], sizes),
+            np.repeat([e.start for e in todays], sizes).astype(np.float64),
+            rng,
+        )
+        self.otb_rounds.append((day, games))
+        for event in todays:
             event.played += 1
-            event.parts.append(
-                (
-                    white[part],
-                    black[part],
-                    score[part],
-                    event_id[part],
-                    event_start[part],
-                    float(day),
-                )
-            )
         if states:
-            recorded = iter(record_swiss_rounds(states, swiss_rounds, swiss_scores))
+            offsets = np.cumsum([0, *sizes]).tolist()
+            swiss_at = [i for i, e in enumerate(todays) if e.robin is None]
+            scores = [games.score[offsets[i] : offsets[i + 1]] for i in swiss_at]
+            recorded = iter(
+                record_swiss_rounds(states, [rounds[i] for i in swiss_at], scores)
+            )
             for event in swiss:
                 event.swiss = next(recorded)
 
@@ -378,19 +373,33 @@ class _Arena:
             return
         self.events = [e for e in self.events if e.played < e.n_rounds]
         # One batch of the day's finished events, in the order (and with the
-        # values) of the events' own batches one after another.
-        parts = [part for event in done for part in event.parts]
+        # values) of the events' own batches one after another: event by event
+        # (ids ascend along self.events), each in the order its games were
+        # played.
+        played = [g for _, g in self.otb_rounds]
+        event = np.concatenate([g.event for g in played])
+        is_done = np.zeros(self.next_event_id, dtype=bool)
+        is_done[[e.id for e in done]] = True
+        order = np.flatnonzero(is_done[event])
+        order = order[np.argsort(event[order], kind="stable")]
+
+        def finished(name: str) -> Any:
+            return np.concatenate([getattr(g, name) for g in played])[order]
+
         games = Games(
-            np.concatenate([p[0] for p in parts]),
-            np.concatenate([p[1] for p in parts]),
-            np.concatenate([p[2] for p in parts]),
-            np.repeat([p[5] for p in parts], [p[0].size for p in parts]),
-            np.concatenate([p[3] for p in parts]),
-            np.concatenate([p[4] for p in parts]),
+            finished("white"),
+            finished("black"),
+            finished("score"),
+            finished("day"),
+            event[order],
+            finished("event_start"),
         )
         for rated in self.rated:
             if not rated.system.per_game:
                 rated.pending.append((day, games))
+        # Rounds before the oldest running event's start have no games to rate.
+        oldest = min((e.start for e in self.events), default=day + 1)
+        self.otb_rounds = [(d, g) for d, g in self.otb_rounds if d >= oldest]
 
     def _play_pool_day(self, world: _World, day: int, rng: np.random.Generator) -> None:
         population = world.population
@@ -416,11 +425,8 @@ class _Arena:
             when = day + (r + 0.5) / sched.rounds_per_day
             ids = np.full(rnd.n_games, self.next_event_id)
             start = np.full(rnd.n_games, float(day))
-            score = self._play(world, rnd.white, rnd.black, day, when, ids, start, rng)
             day_games.append(
-                Games(
-                    rnd.white, rnd.black, score, np.full(rnd.n_games, when), ids, start
-                )
+                self._play(world, rnd.white, rnd.black, day, when, ids, start, rng)
             )
         self.next_event_id += 1
         if day_games:
@@ -441,11 +447,12 @@ class _Arena:
         event: IntArray,
         event_start: FloatArray,
         rng: np.random.Generator,
-    ) -> FloatArray:
+    ) -> Games:
         """Sample a round's results, record predictions, update per-game systems.
 
         ``today`` is the calendar day (true strengths are those of the day),
-        ``day`` the games' time (a fraction into it for pool rounds).
+        ``day`` the games' time (a fraction into it for pool rounds). Returns
+        the round's games with their results.
         """
         n = white.shape[0]
         true = world.strength(np.concatenate([white, black]), today, rng)
@@ -472,7 +479,7 @@ class _Arena:
         self.games_played[black] += 1
         self.last_game[white] = day
         self.last_game[black] = day
-        return score
+        return games
 
     # --- periods and checkpoints -------------------------------------------------
 

@@ -24,6 +24,7 @@ a year is 365.2425 days.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 from dataclasses import dataclass
 from enum import IntEnum
@@ -32,6 +33,7 @@ from typing import Any, Literal
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._jit import jit
 from simulator._validate import check_interval
 
 __all__ = [
@@ -40,6 +42,7 @@ __all__ = [
     "PlayerKind",
     "Population",
     "PopulationConfig",
+    "Strengths",
     "active",
     "advance",
     "age",
@@ -532,6 +535,64 @@ def _lognormal_mean_one(sd: float, n: int, rng: np.random.Generator) -> FloatArr
     return np.exp(sd * rng.standard_normal(n) - 0.5 * sd * sd)
 
 
+@functools.cache
+def _age_curve(
+    ages: tuple[float, ...], rates: tuple[float, ...]
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The age curve as the tables of :func:`_curve_integral`, once per curve.
+
+    Returns the knots, the rates at them, and per segment (the part of the
+    curve from a knot to the next) the integral at its knot (trapezoids) and
+    half its slope (zero beyond the last knot), all read-only.
+    """
+    x: FloatArray = np.asarray(ages, dtype=np.float64)
+    y: FloatArray = np.asarray(rates, dtype=np.float64)
+    at_knot = np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))])
+    half_slope = np.zeros_like(x)
+    half_slope[:-1] = 0.5 * (np.diff(y) / np.diff(x))
+    tables = (x, y, at_knot, half_slope)
+    for table in tables:
+        table.flags.writeable = False
+    return tables
+
+
+@jit
+def _curve_integral(
+    age_years: float,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> float:
+    """Integral of the age curve (tables of :func:`_age_curve`) up to one age."""
+    # Below the first knot the rate is constant at its first value.
+    if age_years < x[0]:
+        return float(y[0] * (age_years - x[0]))
+    # The segment of the age: the knots at or below it, less one (none for NaN).
+    seg = 0
+    for k in range(1, x.shape[0]):
+        if age_years >= x[k]:
+            seg += 1
+    # A quadratic in the time t since the segment's knot.
+    t = age_years - x[seg]
+    return float(at_knot[seg] + y[seg] * t + half_slope[seg] * t * t)
+
+
+@jit
+def _curve_integrals(
+    age_years: FloatArray,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> FloatArray:
+    """:func:`_curve_integral` of each age."""
+    out = np.empty(age_years.shape[0])
+    for i in range(age_years.shape[0]):
+        out[i] = _curve_integral(age_years[i], x, y, at_knot, half_slope)
+    return out
+
+
 def _growth_integral(
     age_years: FloatArray, ages: tuple[float, ...], rates: tuple[float, ...]
 ) -> FloatArray:
@@ -540,29 +601,8 @@ def _growth_integral(
     The curve is linear between knots and constant beyond them, so the integral
     is exact and additive: the change over [a, b] is ``I(b) - I(a)``.
     """
-    x: FloatArray = np.asarray(ages, dtype=np.float64)
-    y: FloatArray = np.asarray(rates, dtype=np.float64)
-    # Per segment, the integral as a quadratic in the time t since its knot:
-    # the value at the knot (trapezoids), the rate there, half the slope (zero
-    # beyond the last knot).
-    at_knot = np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))])
-    half_slope = np.zeros_like(x)
-    half_slope[:-1] = 0.5 * (np.diff(y) / np.diff(x))
     a = np.asarray(age_years, dtype=np.float64)
-    # The segment of each age: the knots at or below it, less one, as
-    # searchsorted(x, a, side="right") - 1 counts them, but with one pass of
-    # comparisons per knot (there are a handful) instead of a binary search
-    # per player, which is several times slower.
-    seg = np.zeros(a.shape, dtype=np.intp)
-    for knot in x[1:]:
-        seg += a >= knot
-    t = a - x[seg]
-    out: FloatArray = at_knot[seg] + y[seg] * t + half_slope[seg] * t * t
-    # Below the first knot the rate is constant at its first value.
-    below = a < x[0]
-    if below.any():
-        out = np.where(below, y[0] * (a - x[0]), out)
-    return out
+    return _curve_integrals(a, *_age_curve(ages, rates))
 
 
 def _activity(
@@ -757,6 +797,10 @@ def advance(
         A new population on ``day``; only ``true_strength``, ``strength_day``
         and ``day`` differ.
 
+    See Also
+    --------
+    Strengths : The same moves in place, a few players at a time.
+
     Examples
     --------
     >>> rng = np.random.default_rng(2)
@@ -780,58 +824,209 @@ def advance(
             f"advance cannot go back in time: population is on day "
             f"{population.day:g}, asked for day {day!r}."
         )
-    config = population.config
-    since_all = population.strength_day
-    # Only players in the pool for part of their step move: those who arrive
-    # before t1 and leave after their strength day. For the others both terms
-    # below are exactly zero (the age curve's integral over an empty
-    # interval, sqrt(0) times the normal) and adding them changes nothing;
-    # they are skipped. Probes keep their known strength.
-    if players is None:
-        z = rng.standard_normal(population.n_players)
-        moving = np.flatnonzero(
-            (population.arrival_day < t1)
-            & (population.departure_day > since_all)
-            & (population.kind != PlayerKind.PROBE)
+    chosen = None if players is None else _player_indices(players, population.n_players)
+    strengths = Strengths(population)
+    strengths.advance(t1, rng, players=chosen)
+    return strengths.population()
+
+
+#: The columns of a row of :class:`Strengths`.
+_STRENGTH, _SINCE, _ARRIVAL, _DEPARTURE, _BIRTH, _GROWTH = range(6)
+
+
+class Strengths:
+    """The players' true strengths, moved in place a few players at a time.
+
+    :func:`advance` copies a whole population for every move. A caller who
+    reads some players' strengths at a time (the engine: each round's
+    players) moves them here instead, at a cost that grows with the players
+    moved, not with the population; the draws and the strengths are those of
+    :func:`advance`. Each player's row holds what moving them reads (strength,
+    its day, arrival, departure, birth day, growth), so that a player costs
+    one or two cache lines rather than one per array.
+
+    Parameters
+    ----------
+    population : Population
+        The players; not modified.
+
+    Attributes
+    ----------
+    day : float
+        The latest day anyone was moved to (the population's to begin with).
+    """
+
+    def __init__(self, population: Population) -> None:
+        self._population = population
+        self.day = population.day
+        self._rows = np.column_stack(
+            [
+                population.true_strength,
+                population.strength_day,
+                population.arrival_day,
+                # Probes keep their known strength: as if they had left.
+                np.where(
+                    population.kind == PlayerKind.PROBE,
+                    -np.inf,
+                    population.departure_day,
+                ),
+                population.birth_day,
+                population.growth,
+            ]
         )
-        z = z[moving]
-        strength_day = np.full(population.n_players, t1)
-    else:
-        chosen = _player_indices(players, population.n_players)
-        # Players already on t1 have nothing to move (nor a normal to draw):
-        # reading a strength twice on a day does not change the stream.
-        since = since_all[chosen]
-        moving = chosen[
-            (population.arrival_day[chosen] < t1)
-            & (population.departure_day[chosen] > since)
-            & (since < t1)
-            & (population.kind[chosen] != PlayerKind.PROBE)
-        ]
-        z = rng.standard_normal(moving.size)
-        strength_day = since_all.copy()
-        strength_day[chosen] = t1
-    lo = np.maximum(since_all[moving], population.arrival_day[moving])
-    hi = np.maximum(np.minimum(t1, population.departure_day[moving]), lo)
-    birth = population.birth_day[moving]
+
+    def advance(
+        self,
+        day: float,
+        rng: np.random.Generator,
+        *,
+        players: NDArray[np.intp] | None = None,
+    ) -> None:
+        """Move everyone, or ``players`` only, to ``day`` (as :func:`advance`).
+
+        Parameters
+        ----------
+        day : float
+            The new day, not before the last one (not checked).
+        rng : numpy.random.Generator
+            The run's generator, drawn from as by :func:`advance`.
+        players : ndarray of intp, optional
+            Distinct valid indices of the players to move (not checked);
+            everyone by default.
+        """
+        t1 = float(day)
+        config = self._population.config
+        curve = _age_curve(config.growth_ages, config.growth_rates)
+        if players is None:
+            # A normal for everyone, drawn first: one pass does the rest.
+            z = rng.standard_normal(len(self._rows))
+            _move_everyone(z, t1, config.drift_sd, self._rows, *curve)
+        else:
+            # The normals of the players who move, known once the trends are.
+            moving, trended, walk_sd = _trend_players(
+                players, t1, config.drift_sd, self._rows, *curve
+            )
+            z = rng.standard_normal(len(moving))
+            _walk(moving, trended, walk_sd, z, self._rows)
+        self.day = max(self.day, t1)
+
+    def read(self, players: NDArray[np.intp]) -> FloatArray:
+        """The true strengths of ``players`` as last moved."""
+        strength: FloatArray = self._rows[players, _STRENGTH]
+        return strength
+
+    def population(self) -> Population:
+        """The players with these strengths, on the latest day moved to."""
+        return dataclasses.replace(
+            self._population,
+            day=self.day,
+            true_strength=self._rows[:, _STRENGTH],
+            strength_day=self._rows[:, _SINCE],
+        )
+
+
+@jit
+def _trend(
+    row: FloatArray,
+    t1: float,
+    drift_sd: float,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> tuple[float, float]:
+    """A player's strength moved along the age curve to ``t1``, and walk SD.
+
+    ``row`` is the player's row of :class:`Strengths`.
+    """
+    # The part of the step in the pool.
+    lo = max(row[_SINCE], row[_ARRIVAL])
+    hi = max(min(t1, row[_DEPARTURE]), lo)
     years = (hi - lo) / DAYS_PER_YEAR
-    age_lo = (lo - birth) / DAYS_PER_YEAR
-    age_hi = (hi - birth) / DAYS_PER_YEAR
-    trend = population.growth[moving] * (
-        _growth_integral(age_hi, config.growth_ages, config.growth_rates)
-        - _growth_integral(age_lo, config.growth_ages, config.growth_rates)
+    age_lo = (lo - row[_BIRTH]) / DAYS_PER_YEAR
+    age_hi = (hi - row[_BIRTH]) / DAYS_PER_YEAR
+    trend = row[_GROWTH] * (
+        _curve_integral(age_hi, x, y, at_knot, half_slope)
+        - _curve_integral(age_lo, x, y, at_knot, half_slope)
     )
-    walk = config.drift_sd * np.sqrt(years) * z
-    strength = population.true_strength.copy()
-    strength[moving] = strength[moving] + trend + walk
-    # Read-only already, so the new population keeps these arrays without a copy.
-    strength.flags.writeable = False
-    strength_day.flags.writeable = False
-    return dataclasses.replace(
-        population, day=t1, true_strength=strength, strength_day=strength_day
-    )
+    return float(row[_STRENGTH] + trend), float(drift_sd * np.sqrt(years))
 
 
-def _player_indices(players: ArrayLike, n_players: int) -> IntArray:
+# Only players in the pool for part of their step move: those who arrive
+# before t1 and leave after their strength day (probes "left" at -inf). For
+# the others both the trend and the walk are exactly zero (the age curve's
+# integral over an empty interval, sqrt(0) times the normal) and adding them
+# changes nothing; they are skipped.
+
+
+@jit
+def _move_everyone(
+    z: FloatArray,
+    t1: float,
+    drift_sd: float,
+    rows: FloatArray,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> None:
+    """Move every row to ``t1`` in place, row ``i`` with the normal ``z[i]``."""
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE]:
+            trended, walk_sd = _trend(row, t1, drift_sd, x, y, at_knot, half_slope)
+            row[_STRENGTH] = trended + walk_sd * z[i]
+        row[_SINCE] = t1
+
+
+@jit
+def _trend_players(
+    players: NDArray[np.intp],
+    t1: float,
+    drift_sd: float,
+    rows: FloatArray,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> tuple[NDArray[np.intp], FloatArray, FloatArray]:
+    """The move of ``players`` to ``t1`` but the walk: who moves, trended, walk SD.
+
+    Players already on ``t1`` have nothing to move (nor a normal to draw):
+    reading a strength twice on a day does not change the stream. Sets the
+    strength day of ``players`` to ``t1``.
+    """
+    n = players.shape[0]
+    moving = np.empty(n, dtype=np.intp)
+    trended = np.empty(n)
+    walk_sd = np.empty(n)
+    m = 0
+    for i in players:
+        row = rows[i]
+        if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE] and row[_SINCE] < t1:
+            moving[m] = i
+            trended[m], walk_sd[m] = _trend(
+                row, t1, drift_sd, x, y, at_knot, half_slope
+            )
+            m += 1
+        row[_SINCE] = t1
+    return moving[:m], trended[:m], walk_sd[:m]
+
+
+@jit
+def _walk(
+    moving: NDArray[np.intp],
+    trended: FloatArray,
+    walk_sd: FloatArray,
+    z: FloatArray,
+    rows: FloatArray,
+) -> None:
+    """Add each mover's walk, ``walk_sd`` times a standard normal ``z``."""
+    for j in range(moving.shape[0]):
+        rows[moving[j], _STRENGTH] = trended[j] + walk_sd[j] * z[j]
+
+
+def _player_indices(players: ArrayLike, n_players: int) -> NDArray[np.intp]:
     """``players`` as distinct valid indices, or a ValueError naming them."""
     idx = np.asarray(players)
     if idx.ndim != 1 or not (idx.size == 0 or np.issubdtype(idx.dtype, np.integer)):

@@ -291,23 +291,23 @@ def test_run_compares_players_active_in_both_arenas(
         boths[name] = (both, x, y)
         return compare_ratings(name, x, y, true, both, **kw)
 
-    populations: list[Any] = []
-    real_advance = engine.advance
+    worlds: list[Any] = []
 
-    def keep(population: Any, day: float, rng: Any, **kwargs: Any) -> Any:
-        out = real_advance(population, day, rng, **kwargs)
-        populations[:] = [out]
-        return out
+    class World(engine._World):
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            worlds.append(self)
 
     monkeypatch.setattr(engine, "_Arena", Arena)
+    monkeypatch.setattr(engine, "_World", World)
     monkeypatch.setattr(engine, "compare_ratings", spy)
-    monkeypatch.setattr(engine, "advance", keep)
     config = parse_config(TWO_ARENAS)
     result = run_replicate(config, np.random.default_rng(seed))
 
     otb, online = arenas
-    last = populations[0].day
-    present = active(populations[0], last)
+    population = worlds[0].population
+    last = population.day
+    present = active(population, last)
     for name, (both, x, y) in boths.items():
         assert not np.any(both & ~(otb.in_arena & online.in_arena & present))
         assert not np.any(both & ~(last - otb.last_game <= 365))

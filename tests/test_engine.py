@@ -22,7 +22,7 @@ from simulator import engine, systems
 from simulator.config import RunConfig, parse_config
 from simulator.engine import run_replicate
 from simulator.metrics import COIN_FLIP, ORACLE, ReplicateResult
-from simulator.population import Population
+from simulator.population import Population, Strengths
 from simulator.systems import Games
 from simulator.systems.elo import Elo
 from simulator.systems.fide import Fide
@@ -217,6 +217,40 @@ def test_period_systems_rate_each_game_once(kind: str, label: str, seed: int) ->
     assert all(rated_events[e] == played_events[e] for e in rated_events)
 
 
+def test_finished_events_are_rated_whole_in_the_order_played(seed: int) -> None:
+    """An OTB event reaches a period system as one run of games, in playing order."""
+    spied = _spied_kind("swiss", seed)
+    played: dict[int, list[tuple[float, int, int]]] = {}
+    for _, games in _calls_of(spied, name="elo"):
+        assert games.day is not None and games.event is not None
+        for key in zip(
+            games.event.tolist(),
+            games.day.tolist(),
+            games.white.tolist(),
+            games.black.tolist(),
+            strict=True,
+        ):
+            played.setdefault(key[0], []).append(key[1:])
+    n_events = 0
+    for _, games in _calls_of(spied, name="fide", closing_days=0):
+        assert games.day is not None and games.event is not None
+        event = games.event
+        starts = np.flatnonzero(np.diff(event, prepend=-1))
+        assert np.unique(event[starts]).size == starts.size  # one run per event
+        for first, end in zip(starts, [*starts[1:], event.size], strict=True):
+            rated = list(
+                zip(
+                    games.day[first:end].tolist(),
+                    games.white[first:end].tolist(),
+                    games.black[first:end].tolist(),
+                    strict=True,
+                )
+            )
+            assert rated == played[int(event[first])]
+            n_events += 1
+    assert n_events > 20
+
+
 @pytest.mark.parametrize("kind", ["random", "online"])
 def test_every_game_rated_when_the_run_ends_on_a_close(kind: str, seed: int) -> None:
     """A run ending on a month's last day: monthly systems rate every pool game."""
@@ -353,18 +387,17 @@ def test_strengths_read_are_the_days_own(
     true strength: after each move of some players they stand on the day;
     at each checkpoint everyone does.
     """
-    real = engine.advance
+    real = Strengths.advance
     moves: list[tuple[float, bool]] = []
 
-    def spy(population: Population, day: float, rng: Any, **kw: Any) -> Population:
-        out = real(population, day, rng, **kw)
-        players = kw.get("players")
-        on_day = out.strength_day if players is None else out.strength_day[players]
+    def spy(self: Strengths, day: float, rng: Any, *, players: Any = None) -> None:
+        real(self, day, rng, players=players)
+        moved = self.population().strength_day
+        on_day = moved if players is None else moved[players]
         assert np.all(on_day == day)
         moves.append((day, players is None))
-        return out
 
-    monkeypatch.setattr(engine, "advance", spy)
+    monkeypatch.setattr(Strengths, "advance", spy)
     text = TWO_ARENAS.replace(
         'name = "otb"', f'name = "otb"\npairing_rating = "{pairing}"'
     )

@@ -20,6 +20,7 @@ from simulator.population import (
     PlayerKind,
     Population,
     PopulationConfig,
+    Strengths,
     active,
     advance,
     age,
@@ -271,6 +272,33 @@ def test_advancing_some_players_twice_on_a_day_draws_nothing(
     moved = advance(pop, START + 60, rng, players=np.concatenate([later, gone]))
     np.testing.assert_array_equal(moved.true_strength[later], pop.true_strength[later])
     np.testing.assert_array_equal(moved.true_strength[gone], pop.true_strength[gone])
+
+
+def test_strengths_move_as_advance(seed: int) -> None:
+    """Strengths moves in place, read by read and population, as advance moves."""
+    pop = _pool(np.random.default_rng(seed), 500, n_days=730, probe_levels=(1800.0,))
+    before = {name: a.copy() for name, a in _arrays(pop).items()}
+    strengths = Strengths(pop)
+    rng, twin = np.random.default_rng(seed), np.random.default_rng(seed)
+    moved = pop
+    for day, players in (
+        (START + 10.0, np.arange(0, pop.n_players, 3)),
+        (START + 10.0, np.arange(0, pop.n_players, 2)),  # some already on the day
+        (START + 20.5, None),
+        (START + 400.0, np.flatnonzero(pop.arrival_day > START + 100)),
+    ):
+        moved = advance(moved, day, rng, players=players)
+        strengths.advance(day, twin, players=players)
+        assert rng.bit_generator.state == twin.bit_generator.state
+        now = strengths.population()
+        assert now.day == moved.day
+        np.testing.assert_array_equal(now.true_strength, moved.true_strength)
+        np.testing.assert_array_equal(now.strength_day, moved.strength_day)
+        read = np.arange(pop.n_players) if players is None else players
+        np.testing.assert_array_equal(strengths.read(read), moved.true_strength[read])
+    assert (moved.kind == PlayerKind.PROBE).any()
+    for name, a in _arrays(pop).items():
+        np.testing.assert_array_equal(a, before[name])
 
 
 def test_strength_day_must_be_finite(rng: np.random.Generator) -> None:

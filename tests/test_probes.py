@@ -15,7 +15,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simulator import engine
 from simulator.config import ConfigError, parse_config
 from simulator.engine import run_replicate
 from simulator.metrics import MetricsConfig, Recorder, combine, threshold_name
@@ -24,6 +23,7 @@ from simulator.population import (
     PlayerKind,
     Population,
     PopulationConfig,
+    Strengths,
     advance,
     make_population,
 )
@@ -177,18 +177,18 @@ def test_probes_stay_put_during_a_run(
     """Whenever the engine moves players on, the probes keep exactly their levels."""
     seen: list[np.ndarray] = []
     everyone: list[float] = []
-    real = engine.advance
+    real = Strengths.advance
 
     def spy(
-        population: Population, day: float, rng: np.random.Generator, **kw: Any
-    ) -> Population:
-        out = real(population, day, rng, **kw)
-        seen.append(out.true_strength[out.kind == PlayerKind.PROBE])
-        if kw.get("players") is None:
+        self: Strengths, day: float, rng: np.random.Generator, *, players: Any = None
+    ) -> None:
+        real(self, day, rng, players=players)
+        moved = self.population()
+        seen.append(moved.true_strength[moved.kind == PlayerKind.PROBE])
+        if players is None:
             everyone.append(day)
-        return out
 
-    monkeypatch.setattr(engine, "advance", spy)
+    monkeypatch.setattr(Strengths, "advance", spy)
     config = parse_config(PROBES.replace("years = 1", "years = 0.4"))
     run_replicate(config, np.random.default_rng(seed))
     # Everyone moves at each checkpoint (weekly and on the last day); the

@@ -19,6 +19,7 @@ from typing import Any, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._jit import jit
 from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
@@ -32,7 +33,7 @@ from simulator.systems._common import (
     year_of,
 )
 from simulator.systems.elo import logistic_expectation
-from simulator.systems.tables import pd_hundredths
+from simulator.systems.tables import PD_UPPER_BOUNDS, pd_hundredths
 
 __all__ = [
     "InitialRule",
@@ -291,28 +292,19 @@ def _sides_expected(
     symmetric, and so is the table (``PD(-D) = 100 - PD(D)``, rint included),
     so only the exemption is looked up per side.
     """
-    n = r_white.shape[0]
     if rules.expectation != "table":
         return rules_expected(
             rules,
             np.concatenate([r_white, r_black]),
             np.concatenate([r_black, r_white]),
         )
-    d = r_white - r_black
-    pd = pd_hundredths(d if rules.cap is None else np.clip(d, -rules.cap, rules.cap))
-    out = np.empty(2 * n)
-    out[:n] = pd
-    np.subtract(100, pd, out=out[n:], casting="unsafe")
-    if rules.cap is not None and rules.exempt_from is not None:
-        # An exempt side uses the real D (the same PD when D is within the
-        # cap); games with an exempt player are few.
-        top = np.flatnonzero(np.maximum(r_white, r_black) >= rules.exempt_from)
-        if top.size:
-            for own, first in ((r_white, 0), (r_black, n)):
-                at = top[own[top] >= rules.exempt_from]
-                real = pd_hundredths(d[at])
-                out[first + at] = real if first == 0 else 100 - real
-    return out
+    return _sides_by_table(
+        r_white,
+        r_black,
+        np.inf if rules.cap is None else rules.cap,
+        np.nan if rules.exempt_from is None else rules.exempt_from,
+        _PD_BY_D,
+    )
 
 
 def apply_700_rule(k: ArrayLike, n_games: ArrayLike) -> IntArray:
@@ -630,33 +622,92 @@ def _pd_by_difference(rules: ListRules, half: int) -> tuple[FloatArray, FloatArr
     return capped, real
 
 
-def _expected_by_table(
-    rules: ListRules, rating: FloatArray, white: IntArray, black: IntArray
-) -> FloatArray | None:
-    """White's PD in the games, through a table by difference; None if none applies.
+#: Table 8.1.2 by whole difference ``D = -_D_LIMIT .. _D_LIMIT`` (index
+#: ``D + _D_LIMIT``): beyond, PD is 1.00 or 0 as at the ends.
+_D_LIMIT = int(PD_UPPER_BOUNDS[-1]) + 1
+_PD_BY_D = pd_hundredths(np.arange(-_D_LIMIT, _D_LIMIT + 1))
+#: Whole differences from here on (in size) are not int64s.
+_INT64_END = 2.0**63
 
-    :func:`rules_expected` of ``rating[white]`` and ``rating[black]``, over
-    100, for table 8.1.2 and whole ratings (no NaN): White's code minus
-    Black's is ``D + half``, plus ``width`` when White is exempt from the cap.
+
+@jit
+def _table_pd(d: float, pd_by_d: NDArray[np.int64]) -> int:
+    """:func:`pd_hundredths` of one difference, looked up in ``pd_by_d``.
+
+    The kernels take ``_PD_BY_D`` as an argument: as a global, numba would
+    freeze it into its cache, which a change to ``tables.py`` does not renew.
     """
-    if rules.expectation != "table" or white.ndim != 1 or rating.size == 0:
-        return None
-    spread = _whole_spread(rating)
-    if spread is None:
-        return None
-    low, half = spread
-    width = 2 * half + 1
-    capped, real = _pd_by_difference(rules, half)
-    code_w = rating - low + half
-    if rules.cap is not None and rules.exempt_from is not None:
-        exempt = rating >= rules.exempt_from
-        if exempt.any():
-            capped = np.concatenate([capped, real])
-            code_w += width * exempt
-    code_b = (rating - low).astype(np.intp)
-    at = code_w.astype(np.intp)[white]
-    at -= code_b[black]
-    out: FloatArray = np.take(capped / 100.0, at)
+    d = np.rint(d)
+    if not -_INT64_END < d < _INT64_END:
+        # pd_hundredths gives PD .50 where D is not an int64 (NaN, inf).
+        return 50
+    half = pd_by_d.shape[0] // 2
+    return int(pd_by_d[min(max(int(d), -half), half) + half])
+
+
+@jit
+def _capped(d: float, cap: float) -> float:
+    """``np.clip(d, -cap, cap)`` (NaN stays NaN)."""
+    if d > cap:
+        return cap
+    if d < -cap:
+        return -cap
+    return d
+
+
+@jit
+def _expected_by_table(
+    rating: FloatArray,
+    white: IntArray,
+    black: IntArray,
+    unrated: float,
+    cap: float,
+    exempt_from: float,
+    pd_by_d: NDArray[np.int64],
+) -> FloatArray:
+    """White's PD (table 8.1.2) in the games, over 100, as :func:`rules_expected`.
+
+    ``rating`` is the list (NaN, unrated, counts as ``unrated``); no cap is
+    ``cap = inf`` and no exemption ``exempt_from = NaN``.
+    """
+    n = rating.shape[0]
+    out = np.empty(white.shape[0])
+    for j in range(white.shape[0]):
+        if not (-n <= white[j] < n and -n <= black[j] < n):
+            raise IndexError("a game's player index is out of bounds")
+        own = rating[white[j]]
+        opp = rating[black[j]]
+        if np.isnan(own):
+            own = unrated
+        if np.isnan(opp):
+            opp = unrated
+        d = own - opp
+        if not own >= exempt_from:
+            d = _capped(d, cap)
+        out[j] = _table_pd(d, pd_by_d) / 100.0
+    return out
+
+
+@jit
+def _sides_by_table(
+    r_white: FloatArray,
+    r_black: FloatArray,
+    cap: float,
+    exempt_from: float,
+    pd_by_d: NDArray[np.int64],
+) -> FloatArray:
+    """:func:`_sides_expected` with table 8.1.2 (no cap: ``inf``, no exemption: NaN).
+
+    Black's PD is read from White's difference, as there.
+    """
+    n = r_white.shape[0]
+    out = np.empty(2 * n)
+    for j in range(n):
+        d = r_white[j] - r_black[j]
+        pd = _table_pd(_capped(d, cap), pd_by_d)
+        # An exempt side uses the real D.
+        out[j] = _table_pd(d, pd_by_d) if r_white[j] >= exempt_from else pd
+        out[n + j] = 100 - (_table_pd(d, pd_by_d) if r_black[j] >= exempt_from else pd)
     return out
 
 
@@ -1143,22 +1194,25 @@ class ListSystem:
         """
         w = np.asarray(white, dtype=np.intp)
         b = np.asarray(black, dtype=np.intp)
+        pred = self.unrated_prediction
+        rules = self.rules
+        if rules.expectation == "table" and w.ndim == 1 and b.shape == w.shape:
+            return _expected_by_table(
+                state.rating,
+                w,
+                b,
+                pred,
+                np.inf if rules.cap is None else rules.cap,
+                np.nan if rules.exempt_from is None else rules.exempt_from,
+                _PD_BY_D,
+            )
         # The games' players only, as a round is often far smaller than the
         # pool.
-        pred = self.unrated_prediction
         r_w = state.rating[w]
         r_w = np.where(np.isnan(r_w), pred, r_w)
         r_b = state.rating[b]
         r_b = np.where(np.isnan(r_b), pred, r_b)
-        if w.ndim == 1 and b.shape == w.shape:
-            n = w.shape[0]
-            sides = np.arange(2 * n)
-            by_table = _expected_by_table(
-                self.rules, np.concatenate([r_w, r_b]), sides[:n], sides[n:]
-            )
-            if by_table is not None:
-                return by_table
-        return rules_expected(self.rules, r_w, r_b) / 100.0
+        return rules_expected(rules, r_w, r_b) / 100.0
 
     def rate(
         self,

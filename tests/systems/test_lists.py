@@ -12,7 +12,6 @@ import pytest
 from simulator.systems._common import Games
 from simulator.systems._lists import (
     _event_groups,
-    _expected_by_table,
     _filter_events,
     _first_event_rows,
     _first_events,
@@ -164,22 +163,24 @@ def test_first_event_filter_matches_the_groups(seed):
 
 
 @pytest.mark.parametrize("name", sorted(SYSTEMS))
-def test_expected_by_table_matches_rules_expected(name):
+def test_expected_score_matches_rules_expected(name):
+    """The compiled expected_score gives rules_expected's PD over 100, bit for bit."""
     system = SYSTEMS[name]
     rng = np.random.default_rng(1)
-    rating = np.rint(rng.normal(2000.0, 500.0, 50))
-    white, black = rng.integers(0, 50, 2000), rng.integers(0, 50, 2000)
-    by_table = _expected_by_table(system.rules, rating, white, black)
-    assert by_table is not None
-    expected = rules_expected(system.rules, rating[white], rating[black]) / 100.0
-    np.testing.assert_array_equal(by_table, expected)
+    rating = rng.normal(2000.0, 500.0, 60)
+    rating[:40] = np.rint(rating[:40])  # whole ratings, and some fractional
+    rating[40:45] = np.nan  # unrated
+    rating[45:48] = [np.inf, -np.inf, 1e300]  # D beyond any table
+    state = system.new_state(60, day=19723, rating=rating)
+    white, black = rng.integers(-60, 60, 3000), rng.integers(-60, 60, 3000)
+    known = np.where(np.isnan(state.rating), system.unrated_prediction, state.rating)
+    with np.errstate(invalid="ignore"):
+        expected = rules_expected(system.rules, known[white], known[black]) / 100.0
+    np.testing.assert_array_equal(system.expected_score(state, white, black), expected)
 
 
-def test_expected_by_table_declines():
-    white = black = np.array([0, 1])
-    whole, half = np.array([1500.0, 1600.0]), np.array([1500.0, 1600.5])
-    assert (
-        _expected_by_table(Fide(expectation="formula").rules, whole, white, black)
-        is None
-    )
-    assert _expected_by_table(Fide().rules, half, white, black) is None
+def test_expected_score_checks_players():
+    """A player index outside the list raises IndexError, as numpy indexing does."""
+    state = Fide().new_state(3, day=19723)
+    with pytest.raises(IndexError):
+        Fide().expected_score(state, np.array([0, 3]), np.array([1, 2]))
