@@ -408,17 +408,16 @@ def rate_list_period(
 
     # Initial ratings, recomputed for every player unrated now who has games in
     # this period (even against unrated opponents only: old results may have
-    # left the window), from the pool: the old rows, then the new. (Sums over
-    # other players' rows are not read; np.add.at goes on with np.bincount's
-    # per-player sums in the order of one pass over both.)
+    # left the window), from the pool: the old rows, then the new, in one
+    # pass (sums over other players' rows are not read).
     candidates = part.candidates
     del part  # (large: the rows hold what is still needed)
-    n_pool = np.bincount(old_rows.player, minlength=n_players)
-    n_pool += np.bincount(new_rows.player, minlength=n_players)
-    points = player_sum(old_rows.player, old_rows.score, n_players)
-    np.add.at(points, new_rows.player, new_rows.score)
-    opp_sum = player_sum(old_rows.player, old_rows.opp_rating, n_players)
-    np.add.at(opp_sum, new_rows.player, new_rows.opp_rating)
+    n_pool = np.zeros(n_players, dtype=np.intp)
+    points, opp_sum = np.zeros(n_players), np.zeros(n_players)
+    for rows in (old_rows, new_rows):
+        _add_pool_rows(
+            rows.player, rows.score, rows.opp_rating, n_pool, points, opp_sum
+        )
     ru = np.full(n_players, np.nan)
     idx = np.flatnonzero(candidates)
     ru[idx] = rules.initial(opp_sum[idx], n_pool[idx].astype(np.float64), points[idx])
@@ -464,6 +463,26 @@ def rate_list_period(
         period=state.period + 1,
         pool=pool,
     )
+
+
+@jit
+def _add_pool_rows(
+    player: IntArray,
+    score: FloatArray,
+    opp_rating: FloatArray,
+    n_pool: IntArray,
+    points: FloatArray,
+    opp_sum: FloatArray,
+) -> None:
+    """Add pool rows to their players' counts, points and opponents' ratings.
+
+    Row after row, as ``np.bincount`` (or ``np.add.at``) adds them.
+    """
+    for i in range(player.shape[0]):
+        p = player[i]
+        n_pool[p] += 1
+        points[p] += score[i]
+        opp_sum[p] += opp_rating[i]
 
 
 class _PeriodGames(NamedTuple):
@@ -732,7 +751,7 @@ def _rate_by_table(
     Black's weight: no game array is compacted or sorted. A weight is
     ``unit + 100 * score - PD`` for a side of a rated game, ``unit`` for an
     unrated player's side and 0 for a rated player's side against an
-    unrated one, so one scatter-add per colour sums both the terms and the
+    unrated one, so one addition per side sums both the terms and the
     games. ``unit`` is a power of two above ``200 * n_games`` and every term
     a whole number in [-100, 100]: every partial sum is a whole number below
     2**53, so the sums are exact in any order (the same as the general
@@ -767,8 +786,10 @@ def _rate_by_table(
     block = n_sub * width
     # (np.fmin and np.fmax put the unrated players' codes in place of NaN:
     # the rated players' codes are below half + block and above -2 * block.)
-    code_w = np.fmin(rating - low + half + exempt, half + block).astype(np.intp)
-    code_b = np.fmax(rating - low - 2 * exempt, -2 * block).astype(np.intp)
+    # (int32, as they all fit: the loop reads them at random, and in half the
+    # bytes they stay in the CPU's cache.)
+    code_w = np.fmin(rating - low + half + exempt, half + block).astype(np.int32)
+    code_b = np.fmax(rating - low - 2 * exempt, -2 * block).astype(np.int32)
 
     # PD of each side by D, as _sides_expected reads it: the capped
     # difference, or the real one for an exempt side.
@@ -785,24 +806,19 @@ def _rate_by_table(
     table_b[:, 1] = 0.0
     table_b[:, 2] = table_b[:, 3] = unit
 
-    # The game arrays are large: fancy indexing (np.take copies the read-only
-    # game arrays it indexes with), np.add.at (np.bincount copies them too),
-    # and buffers reused.
-    case = code_w[white]
-    at = code_b[black]
-    case -= at
-    status = np.take(np.repeat(np.arange(4, dtype=np.int8), block), case)
-    np.multiply(score, 8 * block, out=at, casting="unsafe")  # 0, 1, 2 tables on
-    at += case
-    weight = case.view(np.float64)  # the spent cases' buffer takes the weights
-    # (In range: mode="clip" only spares np.take a buffered copy of ``out``.)
-    np.take(table_w.ravel(), at, out=weight, mode="clip")
     sums = np.zeros(n_players)
-    np.add.at(sums, white, weight)
-    np.take(table_b.ravel(), at, out=weight, mode="clip")
-    np.add.at(sums, black, weight)
-    pool_white, pool_black = np.flatnonzero(status == 1), np.flatnonzero(status == 2)
-    del case, at, weight, status  # (before the per-player arrays: less to map)
+    _add_by_table(
+        code_w,
+        code_b,
+        white,
+        black,
+        score,
+        block,
+        table_w.ravel(),
+        table_b.ravel(),
+        sums,
+    )
+    pool_white, pool_black = _pool_games(unrated, white, black)
     n_seen = sums / unit
     np.rint(n_seen, out=n_seen)
     total = sums
@@ -824,6 +840,50 @@ def _rate_by_table(
         None,
         unrated & (n_seen > 0),
     )
+
+
+@jit
+def _add_by_table(
+    code_w: NDArray[np.int32],
+    code_b: NDArray[np.int32],
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+    block: int,
+    table_w: FloatArray,
+    table_b: FloatArray,
+    sums: FloatArray,
+) -> None:
+    """Add both sides' weights of the games (:func:`_rate_by_table`) to ``sums``.
+
+    In one pass over the games: the sums are exact in any order.
+    """
+    for j in range(white.shape[0]):
+        case = code_w[white[j]] - code_b[black[j]]
+        # The score's tables: 0, 1 and 2 on (a score is 0, 0.5 or 1).
+        at = int(score[j] * (8 * block)) + case
+        sums[white[j]] += table_w[at]
+        sums[black[j]] += table_b[at]
+
+
+@jit
+def _pool_games(
+    unrated: BoolArray, white: IntArray, black: IntArray
+) -> tuple[IntArray, IntArray]:
+    """The games whose White alone is unrated, and those whose Black alone is."""
+    n = white.shape[0]
+    # Every position is written and the count alone says which are kept: a
+    # branch would be mispredicted at random. (The buffers' untouched ends
+    # cost nothing.)
+    pool_white, pool_black = np.empty(n, np.intp), np.empty(n, np.intp)
+    n_white = n_black = 0
+    for j in range(n):
+        w, b = unrated[white[j]], unrated[black[j]]
+        pool_white[n_white] = j
+        n_white += w and not b
+        pool_black[n_black] = j
+        n_black += b and not w
+    return pool_white[:n_white], pool_black[:n_black]
 
 
 class _NewRows(NamedTuple):
@@ -957,52 +1017,82 @@ def _event_groups(
             group_event.astype(np.intp),
             np.bincount(met, minlength=n_groups),
         )
-    key = p - lows[0]
-    key *= e_span
-    key += e - lows[1]
-    key *= o_span
-    key += o - lows[2]
-    n = key.size
+    n = p.size
     shift = n.bit_length()
     if (int(p.max()) - lows[0] + 1) * e_span * o_span << shift <= 2**63:
         # The row number in the low bits: a plain sort of the keys (several
         # times faster than an argsort) gives the order too. Every part of
         # the key is counted from its minimum, so keys are never negative,
         # and the check above keeps the shifted key below 2^63.
-        key <<= shift
-        key |= np.arange(n)
+        key = _row_keys(p, e, o, lows[0], lows[1], lows[2], e_span, o_span, shift)
         key.sort()
-        sorted_key = key >> shift
-        order = key
-        order &= (1 << shift) - 1
+        order = np.empty(0, dtype=np.intp)
     else:
+        key = _row_keys(p, e, o, lows[0], lows[1], lows[2], e_span, o_span, 0)
         order = np.argsort(key)
-        sorted_key = key[order]
-    # (In place where possible and positions, not masks: these arrays are
-    # large.)
-    new_opp = np.empty(n, dtype=bool)
-    new_opp[0] = True
-    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new_opp[1:])
-    sorted_key //= o_span  # now the (player, event) pair
-    new_group = np.empty(n, dtype=bool)
-    new_group[0] = True
-    np.not_equal(sorted_key[1:], sorted_key[:-1], out=new_group[1:])
-    starts = np.flatnonzero(new_group)
-    group_key = sorted_key[starts]
-    del sorted_key
-    group_sorted = np.cumsum(new_group)
-    group_sorted -= 1
-    inv = np.empty(n, dtype=np.intp)
-    inv[order] = group_sorted
-    del order, group_sorted
-    # Distinct opponents: the new keys within each group (a group's first
-    # key is new), counted by differences of a running count.
-    running = np.cumsum(new_opp)
-    n_opponents = np.diff(running[starts], append=running[-1] + 1)
+        key = key[order]
+        shift = 0
+    inv, group_key, n_opponents = _sorted_groups(key, order, shift, o_span)
     group_player = group_key // e_span
     group_event = group_key - group_player * e_span + lows[1]
     group_player += lows[0]
     return inv, group_player, group_event, n_opponents
+
+
+@jit
+def _row_keys(
+    player: NDArray[np.int64],
+    event: NDArray[np.int64],
+    opp: NDArray[np.int64],
+    player_low: int,
+    event_low: int,
+    opp_low: int,
+    event_span: int,
+    opp_span: int,
+    shift: int,
+) -> NDArray[np.int64]:
+    """Each row's key ``(player, event, opponent)``, shifted and numbered.
+
+    With ``shift`` > 0, the key is shifted by ``shift`` bits and the row
+    number put in the low ones.
+    """
+    key = np.empty(player.shape[0], dtype=np.int64)
+    for i in range(player.shape[0]):
+        k = ((player[i] - player_low) * event_span + event[i] - event_low) * opp_span
+        k += opp[i] - opp_low
+        key[i] = (k << shift) | i if shift else k
+    return key
+
+
+@jit
+def _sorted_groups(
+    key: NDArray[np.int64], order: IntArray, shift: int, opp_span: int
+) -> tuple[IntArray, NDArray[np.int64], NDArray[np.int64]]:
+    """Groups of the sorted row keys: each row's, and each group's key and opponents.
+
+    ``key`` is sorted; with ``shift`` > 0 each key's low ``shift`` bits are
+    its row, else ``order`` gives the rows. A group is a (player, event)
+    pair, ``key // opp_span``; its opponents are its distinct keys.
+    """
+    n = key.shape[0]
+    inv = np.empty(n, dtype=np.intp)
+    group_key = np.empty(n, dtype=np.int64)
+    n_opponents = np.empty(n, dtype=np.int64)
+    mask = (1 << shift) - 1
+    g = -1
+    last = -1  # (keys are never negative)
+    for i in range(n):
+        k = key[i] >> shift
+        pair = k // opp_span
+        if g < 0 or pair != group_key[g]:
+            g += 1
+            group_key[g] = pair
+            n_opponents[g] = 1
+        elif k != last:
+            n_opponents[g] += 1
+        last = k
+        inv[key[i] & mask if shift else order[i]] = g
+    return inv, group_key[: g + 1], n_opponents[: g + 1]
 
 
 def _first_events(ev_player: IntArray, ev_start: FloatArray) -> BoolArray:
@@ -1112,6 +1202,7 @@ def _filter_groups(
     return np.asarray(keep_event[inv])
 
 
+@jit
 def _first_event_rows(
     player: IntArray, event: IntArray, event_start: FloatArray, n_players: int
 ) -> BoolArray:
@@ -1123,11 +1214,20 @@ def _first_event_rows(
     without NaN.
     """
     earliest = np.full(n_players, np.inf)
-    np.minimum.at(earliest, player, event_start)
-    last = np.iinfo(np.intp).max
-    first = np.full(n_players, last)
-    np.minimum.at(first, player, np.where(event_start == earliest[player], event, last))
-    return np.asarray(event == first[player])
+    for i in range(player.shape[0]):
+        p = player[i]
+        # np.minimum's choice: NaN wins, and of equal values the new one.
+        if not (earliest[p] < event_start[i] or np.isnan(earliest[p])):
+            earliest[p] = event_start[i]
+    first = np.full(n_players, np.iinfo(np.intp).max)
+    for i in range(player.shape[0]):
+        p = player[i]
+        if event_start[i] == earliest[p] and event[i] < first[p]:
+            first[p] = event[i]
+    out = np.empty(player.shape[0], dtype=np.bool_)
+    for i in range(player.shape[0]):
+        out[i] = event[i] == first[player[i]]
+    return out
 
 
 class ListSystem:

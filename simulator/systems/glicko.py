@@ -17,8 +17,8 @@ onset of the period:
    ``r' = r + q / (1/RD^2 + 1/d^2) sum_j g(RD_j) (s_j - E_j)``;
    ``RD' = sqrt(1 / (1/RD^2 + 1/d^2))``.
 
-The update is vectorised over players with ``np.bincount`` sums, as in
-:mod:`simulator.systems.glicko2`.
+The update is vectorised over players; its per-player sums over the games
+are those of :mod:`simulator.systems.glicko2` (compiled loops).
 """
 
 from __future__ import annotations
@@ -125,38 +125,6 @@ def grow_rd(
     return np.asarray(np.minimum(np.sqrt(r * r + c * c * t), max_rd))
 
 
-def _side_weights(
-    diff: FloatArray, g_opp: FloatArray, s_own: FloatArray, term: FloatArray
-) -> tuple[FloatArray, FloatArray]:
-    """Each side's ``g^2 E (1 - E)`` and ``g (s - E)``.
-
-    ``diff`` (own rating minus the opponent's), ``g_opp`` (the opponent's
-    g) and ``s_own`` (the side's score) are parallel arrays over sides. The
-    operations are those of :func:`expected` and the formulas, done in
-    place: ``diff`` and ``g_opp`` are overwritten, and ``g_opp`` and the
-    buffer ``term`` are returned. ``-g * diff`` is formed as ``-(diff * g)``,
-    the same number (multiplication is commutative and exact in its sign).
-    """
-    e = diff
-    e *= g_opp
-    np.negative(e, out=e)
-    e /= 400.0
-    # 10 ** e with 10 in an array, not a scalar: numpy's power then reads the
-    # base contiguously, which is twice as fast, and computes the same
-    # function (SVML's pow where numpy has it, else libm's) either way.
-    ten = term
-    ten.fill(10.0)
-    np.power(ten, e, out=e)
-    e += 1.0
-    np.divide(1.0, e, out=e)
-    gain = np.subtract(s_own, e, out=term)
-    gain *= g_opp
-    info = np.multiply(g_opp, g_opp, out=g_opp)
-    info *= e
-    info *= np.subtract(1.0, e, out=e)
-    return info, gain
-
-
 def _sums(
     rating: FloatArray,
     rd: FloatArray,
@@ -172,15 +140,10 @@ def _sums(
     game order. ``checked`` says the indices are known to lie in
     ``[0, n_players)``.
     """
-    n_players = rating.shape[0]
     if not checked:
-        _check_indices(white, black, n_players)
+        _check_indices(white, black, rating.shape[0])
     # g once per player, then gathered.
-    info, gain = _side_sums(rating, g(rd), white, black, score, _side_weights)
-    counts = np.zeros(n_players, dtype=np.intp)
-    np.add.at(counts, white, 1)
-    np.add.at(counts, black, 1)
-    return info, gain, counts
+    return _side_sums(rating, g(rd), white, black, score, base=10.0, scale=400.0)
 
 
 def estimated_variance(
@@ -462,9 +425,6 @@ class Glicko:
             max_rd=self.initial_rd,
             checked=True,  # Games indices are >= 0, and check_players bounds them
         )
-        # Both sides of every game, without joining them: maxima do not
-        # depend on the order.
-        sides = (games.white, games.black)
         n_games = (state.n_games + played).astype(np.intp)
         # Never-played players stay at the new-player values (no step-1 growth).
         fresh = n_games == 0
@@ -472,11 +432,10 @@ class Glicko:
         last_day = state.last_day.copy()
         if games.day is not None and games.n_games:
             latest = np.full(n_players, -np.inf)
-            for side in sides:
-                np.maximum.at(latest, side, games.day)
+            _latest_days(latest, games.white, games.black, games.day)
             last_day = np.where(np.isfinite(latest), latest, last_day)
         elif day is not None:
-            for side in sides:
+            for side in (games.white, games.black):
                 last_day[side] = float(day)
         return GlickoState(rating, rd, n_games, last_day)
 
@@ -518,7 +477,7 @@ class Glicko:
         if _before_game(days, growth, rating, rd, e, g_opp):
             # A game before a player's last one: the error of every system.
             days_since_last(days, state.last_day[player], player, "Glicko")
-        # 10 ** e by numpy's power, as _side_weights computes it.
+        # 10 ** e by numpy's power, as _side_sums computes it.
         np.power(np.full(n, 10.0), e, out=e)
         _after_game(rating, rd, e, g_opp, score)
         new_rating, new_rd = round_arrays((state.rating, state.rd), player, overwrite)
@@ -532,6 +491,23 @@ class Glicko:
     def rating(self, state: GlickoState) -> FloatArray:
         """Ratings as they stand: Glicko publishes every player's rating."""
         return state.rating.copy()
+
+
+@jit
+def _latest_days(
+    latest: FloatArray, white: IntArray, black: IntArray, day: FloatArray
+) -> None:
+    """``np.maximum.at(latest, side, day)`` for White's sides, then Black's.
+
+    One loop instead of two ``np.maximum.at`` calls, several times slower.
+    The maximum is numpy's: NaN wins, and of two equal values (0 and -0)
+    the new one.
+    """
+    for side in (white, black):
+        for j in range(side.shape[0]):
+            p = side[j]
+            if not (latest[p] > day[j] or np.isnan(latest[p])):
+                latest[p] = day[j]
 
 
 #: pi^2, of g (step 2).

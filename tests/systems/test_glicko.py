@@ -13,6 +13,7 @@ from simulator.systems.glicko import (
     C,
     Glicko,
     Q,
+    _sums,
     estimated_variance,
     expected,
     g,
@@ -332,3 +333,42 @@ def test_per_game_round_is_rate_period_bit_for_bit(seed: int, idle_days: float):
     want_rating, want_rd = rate_period(rating, grown, white, black, score, c=0.0)
     assert out.rating.tobytes() == want_rating.tobytes()
     assert out.rd.tobytes() == want_rd.tobytes()
+
+
+def test_period_sums_are_numpy_formulas_bit_for_bit(seed: int) -> None:
+    """Step 2's compiled sums equal numpy's formulas over both colours, bit for bit.
+
+    The reference is the spec written plainly: every side's terms from
+    :func:`expected` and :func:`g`, summed by ``np.bincount`` over White's
+    sides then Black's.
+    """
+    rng = np.random.default_rng(seed)
+    n = 300
+    rating, rd = rng.normal(1500.0, 300.0, n), rng.uniform(30.0, 350.0, n)
+    white = rng.integers(0, n, 3000)
+    black = (white + rng.integers(1, n, 3000)) % n
+    score = rng.choice([0.0, 0.5, 1.0], 3000)
+    own, opp = np.concatenate([white, black]), np.concatenate([black, white])
+    s = np.concatenate([score, 1.0 - score])
+    g_opp = g(rd)[opp]
+    e = expected(rating[own], rating[opp], g_opp)
+    want = (
+        np.bincount(own, weights=g_opp * g_opp * e * (1.0 - e), minlength=n),
+        np.bincount(own, weights=(s - e) * g_opp, minlength=n),
+        np.bincount(own, minlength=n),
+    )
+    for a, b in zip(_sums(rating, rd, white, black, score), want, strict=True):
+        assert a.dtype == b.dtype
+        assert a.tobytes() == b.tobytes()
+
+
+def test_period_mode_last_day_is_the_latest_game() -> None:
+    """In period mode, a player's last day is their latest game's, in any order."""
+    system = Glicko()
+    state = system.new_state(4)
+    games = Games(
+        [0, 1, 2, 0], [1, 2, 0, 1], [1.0, 0.5, 0.0, 1.0], day=[5.0, 9.0, 7.0, 3.0]
+    )
+    new = system.rate(state, games)
+    assert_array_equal(new.last_day[:3], [7.0, 9.0, 9.0])
+    assert np.isnan(new.last_day[3])  # no game: still none

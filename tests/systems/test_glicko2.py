@@ -440,6 +440,33 @@ def test_blocks_change_no_bit(seed: int, monkeypatch: pytest.MonkeyPatch) -> Non
             assert got.tobytes() == want.tobytes()
 
 
+def test_step3_sums_are_numpy_formulas_bit_for_bit(seed: int) -> None:
+    """Step 3's compiled sums equal numpy's formulas over both colours, bit for bit.
+
+    The reference is the spec written plainly: every side's terms from
+    :func:`expected` and :func:`g`, summed by ``np.bincount`` over White's
+    sides then Black's.
+    """
+    rating, rd, _, white, black, score = random_period(
+        np.random.default_rng(seed), 300, 3000
+    )
+    mu = (rating - 1500.0) / SCALE
+    g_player = g(rd / SCALE)
+    own, opp = np.concatenate([white, black]), np.concatenate([black, white])
+    s = np.concatenate([score, 1.0 - score])
+    g_opp = g_player[opp]
+    e = expected(mu[own], mu[opp], g_opp)
+    want = (
+        np.bincount(own, weights=g_opp * g_opp * e * (1.0 - e), minlength=300),
+        np.bincount(own, weights=(s - e) * g_opp, minlength=300),
+        np.bincount(own, minlength=300),
+    )
+    got = glicko2_module._step3_sums(mu, g_player, white, black, score)
+    for a, b in zip(got, want, strict=True):
+        assert a.dtype == b.dtype
+        assert a.tobytes() == b.tobytes()
+
+
 def test_blocks_count_every_unconverged_player(monkeypatch: pytest.MonkeyPatch) -> None:
     """Step 5's error counts the unconverged players of all blocks together."""
     rng = np.random.default_rng(8)
