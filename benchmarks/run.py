@@ -149,7 +149,8 @@ def machine_info() -> dict[str, str]:
         pass
     info["os"] = platform.platform()
     info["python"] = platform.python_version()
-    for pkg in ("ratingsim", "numpy", "scipy", "pandas", "glicko2", "threadpoolctl"):
+    packages = ("ratingsim", "numpy", "numba", "llvmlite", "scipy", "pandas")
+    for pkg in (*packages, "glicko2", "threadpoolctl"):
         try:
             info[pkg] = metadata.version(pkg)
         except metadata.PackageNotFoundError:
