@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from simulator._jit import jit
-from simulator._types import FloatArray, IntArray
+from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_choice, check_interval
 
 __all__ = [
@@ -483,18 +483,27 @@ def rate_in_rounds(
     return state
 
 
+@jit
 def _disjoint(white: IntArray, black: IntArray) -> bool:
     """Whether non-empty ``white`` and ``black`` name every player at most once.
 
-    O(n), no sort: mark every player named, then count the marks. False for
-    negative indices, which are left to the general path.
+    O(n), no sort: mark every player named, stopping at one named twice.
+    False for negative indices, which are left to the general path.
     """
-    if min(int(white.min()), int(black.min())) < 0:
+    if min(white.min(), black.min()) < 0:
         return False
-    seen = np.zeros(max(int(white.max()), int(black.max())) + 1, dtype=bool)
-    seen[white] = True
-    seen[black] = True
-    return bool(np.count_nonzero(seen) == white.size + black.size)
+    seen = np.zeros(max(white.max(), black.max()) + 1, dtype=np.bool_)
+    return _mark_once(white, seen) and _mark_once(black, seen)
+
+
+@jit
+def _mark_once(players: IntArray, seen: BoolArray) -> bool:
+    """Mark ``players`` in ``seen``; False at the first one marked already."""
+    for p in players:
+        if seen[p]:
+            return False
+        seen[p] = True
+    return True
 
 
 def split_rounds(white: IntArray, black: IntArray) -> list[IntArray]:

@@ -18,6 +18,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from simulator._jit import jit
+from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -147,9 +148,10 @@ def new_volatility(
 _NO_BRACKET = "Glicko-2 step 5: no bracket found within the bound."
 
 #: Most players per block of step 5 (see :func:`_new_volatility`).
-_BLOCK = 1 << 13
-#: Illinois iterations done block by block, before the players left are pooled.
-_BLOCK_ITERATIONS = 4
+_BLOCK = 1 << 14
+#: Illinois iterations done block by block, on all of a block's players,
+#: before the players left are pooled.
+_BLOCK_ITERATIONS = 3
 
 
 class _Iterates(NamedTuple):
@@ -178,60 +180,76 @@ def _new_volatility(
     tau: float,
     epsilon: float,
     max_iterations: int,
+    out: FloatArray | None = None,
 ) -> FloatArray:
     """:func:`new_volatility` on float arrays, given ``phi2``, phi squared.
+
+    The result goes into ``out`` if given, which may be ``sigma`` itself
+    (a block's sigma is read before any of its results is written).
 
     The arithmetic of each step is a compiled loop over the players; the
     exponentials and logarithms between the loops are numpy's, on whole
     arrays: numpy's are SIMD, faster than the C library's that a compiled
     loop would call, and they differ from those in the last bit for a few
     inputs (the results are numpy's, bit for bit). An Illinois iteration is
-    one ``np.exp`` and one loop, which drops the players that converge.
+    one ``np.exp`` and one loop.
 
     At 100,000 players, the operating system's mapping of new memory for
     the loops' arrays would take more than half as long as the loops. So the
     bracket and the first ``_BLOCK_ITERATIONS`` Illinois iterations go in
-    blocks of at most ``_BLOCK`` players, in arrays that the next block gets
-    back from the allocator already mapped (and that stay in the CPU's
-    cache); the few
-    players left are then pooled, so that the last iterations, on small
-    arrays, run once and not once per block. The errors are those of all
-    players at once: a missing bracket raises in its block (the bracket
-    search comes before any iteration), unconverged players are counted at
-    the end.
+    blocks of at most ``_BLOCK`` players, all in the same arrays (which stay
+    in the CPU's cache); the few players left are then pooled, so that the
+    last iterations, on small arrays, run once and not once per block. The
+    errors are those of all players at once: a missing bracket raises in its
+    block (the bracket search comes before any iteration), unconverged
+    players are counted at the end.
+
+    Few players converge in the first iterations, so a block's iterations
+    run on all of its players, converged ones included (their values held),
+    in loops that drop no one: the compiler vectorises those, and the
+    divisions that bound an iteration go several at a time. The pooled
+    iterations drop the players that converge.
     """
     if max_iterations < 1:
         raise RuntimeError(_NO_BRACKET)
     n = sigma.shape[0]
     tau2 = tau * tau
     # A / 2 of each player, as the iteration leaves it.
-    half_a = np.empty(n)
+    half_a = np.empty(n) if out is None else out
     first = min(_BLOCK_ITERATIONS, max_iterations)
     n_blocks = max(1, -(-n // _BLOCK))
-    parts = []
+    scratch = _Scratch.empty(-(-n // n_blocks))
+    # The players left after their block's iterations (a few of each block:
+    # only the start of these arrays is written).
+    pool = _Iterates(np.empty(n, dtype=np.intp), *(np.empty(n) for _ in range(6)))
+    m = 0
     for i in range(n_blocks):
         block = slice(i * n // n_blocks, (i + 1) * n // n_blocks)
-        begun = _bracket(
+        left = _bracket(
             half_a[block],
             block.start,
             sigma[block],
             phi2[block],
             v[block],
             delta[block],
+            scratch,
             tau=tau,
             epsilon=epsilon,
             max_iterations=max_iterations,
+            iterations=first,
         )
-        left = _illinois(half_a, phi2, v, delta, begun, tau2, epsilon, first)
-        # Copies, so that the block's arrays go back to the allocator.
-        parts.append(left if n_blocks == 1 else _Iterates._make(x.copy() for x in left))
-    left = (
-        parts[0]
-        if n_blocks == 1
-        else _Iterates(*map(np.concatenate, zip(*parts, strict=True)))
-    )
+        for part, whole in zip(left, pool, strict=True):
+            whole[m : m + part.size] = part
+        m += left.pos.size
     left = _illinois(
-        half_a, phi2, v, delta, left, tau2, epsilon, max_iterations - first
+        half_a,
+        phi2,
+        v,
+        delta,
+        _Iterates._make(x[:m] for x in pool),
+        tau2,
+        epsilon,
+        max_iterations - first,
     )
     # Checked after the loops, not in a for-else: a player converging on the
     # last allowed iteration has converged.
@@ -243,6 +261,30 @@ def _new_volatility(
     return np.exp(half_a, out=half_a)
 
 
+class _Scratch(NamedTuple):
+    """The arrays of a block of step 5 (:func:`_bracket`), made once per call.
+
+    Sized for the largest block: ``logs`` and ``exps`` hold two numbers per
+    player, the others one.
+    """
+
+    logs: FloatArray
+    exps: FloatArray
+    a_: FloatArray
+    fa: FloatArray
+    fb: FloatArray
+    idx: IntArray
+    live: BoolArray
+
+    @classmethod
+    def empty(cls, size: int) -> _Scratch:
+        """Uninitialised arrays for blocks of at most ``size`` players."""
+        logs, exps = np.empty((2, 2 * size))
+        a_, fa, fb = np.empty((3, size))
+        idx = np.empty(size, dtype=np.intp)
+        return cls(logs, exps, a_, fa, fb, idx, np.empty(size, dtype=np.bool_))
+
+
 def _bracket(
     half_a: FloatArray,
     start: int,
@@ -250,29 +292,36 @@ def _bracket(
     phi2: FloatArray,
     v: FloatArray,
     delta: FloatArray,
+    scratch: _Scratch,
     *,
     tau: float,
     epsilon: float,
     max_iterations: int,
+    iterations: int,
 ) -> _Iterates:
-    """Steps 5.1-5.3 for the players from ``start`` on: a, A = a, and B.
+    """Steps 5.1-5.3 for a block of players, from ``start`` on, and 5.4's first.
 
-    Writes every player's A / 2 into ``half_a`` and returns those whose
-    bracket is wider than ``epsilon``, with their first C.
+    Step 5.3 gives a, A = a and B; then ``iterations`` Illinois iterations
+    run on all of these players, the converged ones held. Writes every
+    player's A / 2 into ``half_a`` and returns those whose bracket is still
+    wider than ``epsilon``, with their next C (views of ``scratch``).
     """
     n = sigma.shape[0]
     tau2 = tau * tau
     # Step 5.2's initial bracket: a = ln(sigma^2) and, where delta^2 >
     # phi^2 + v, B = ln(delta^2 - phi^2 - v), in one call; elsewhere B =
     # a - k tau for the first k = 1, 2, ... with f(a - k tau) >= 0.
-    logs = _log_arguments(sigma, phi2, v, delta)
-    np.log(logs, out=logs)
+    logs, exps = scratch.logs[: 2 * n], scratch.exps[: 2 * n]
     a, B = logs[:n], logs[n:]
+    _log_arguments(sigma, phi2, v, delta, a, B)
+    np.log(logs, out=logs)
     _first_step_down(phi2, v, delta, a, B, tau)
-    exps = np.exp(logs)
-    fb = np.empty(n)
-    index = np.empty(n, dtype=np.intp)
-    m = _b_values(phi2, v, delta, a, B, exps[n:], tau2, fb, index)
+    np.exp(logs, out=exps)
+    a_, fa, fb = scratch.a_[:n], scratch.fa[:n], scratch.fb[:n]
+    idx, live = scratch.idx[:n], scratch.live[:n]
+    m = _b_values(phi2, v, delta, a, B, exps[n:], tau2, fb)
+    if m:
+        _stepping_down(phi2, v, delta, fb, idx[:m])
     # The players still below zero step on, all at the same k (they all
     # started together).
     k = 1
@@ -280,16 +329,20 @@ def _bracket(
         if k == max_iterations:
             raise RuntimeError(_NO_BRACKET)
         k += 1
-        search = index[:m]
+        search = idx[:m]
         x = a[search] - k * tau
         m = _step_down_values(phi2, v, delta, a, x, np.exp(x), tau2, B, fb, search)
 
-    # Step 5.3, in the arrays that are free or still read: positions in
-    # ``index``, a, B and f(B) where they are, C in the place of exp(a).
-    a_, fa = np.empty(n), np.empty(n)
-    pos, c = index, exps[:n]
-    m = _begin(phi2, v, delta, c, tau2, epsilon, start, half_a, pos, a, a_, B, fa, fb)
-    return _Iterates(pos[:m], a[:m], a_[:m], B[:m], fa[:m], fb[:m], c[:m])
+    # Step 5.3 and the first iterations, with C in the place of exp(a),
+    # exp(C) in that of exp(B), and the positions of the players going on
+    # in ``idx``.
+    c, ex = exps[:n], exps[n:]
+    _begin(phi2, v, delta, c, tau2, epsilon, live, a, a_, B, fa, fb)
+    for _ in range(iterations):
+        np.exp(c, out=ex)
+        _dense_step(phi2, v, delta, c, ex, tau2, epsilon, live, a, a_, B, fa, fb)
+    m = _compact(start, live, half_a, idx, a, a_, B, fa, fb, c)
+    return _Iterates(idx[:m], a[:m], a_[:m], B[:m], fa[:m], fb[:m], c[:m])
 
 
 def _illinois(
@@ -338,20 +391,22 @@ def _f(
 
 @jit
 def _log_arguments(
-    sigma: FloatArray, phi2: FloatArray, v: FloatArray, delta: FloatArray
-) -> FloatArray:
-    """The arguments of step 5's logarithms, sigma^2 then delta^2 - phi^2 - v.
+    sigma: FloatArray,
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    sigma2: FloatArray,
+    rest: FloatArray,
+) -> None:
+    """The arguments of step 5's logarithms: sigma^2, and delta^2 - phi^2 - v.
 
-    The second half holds 1 where delta^2 <= phi^2 + v: that B comes from a,
-    and the logarithm of a negative number would warn.
+    ``rest`` holds 1 where delta^2 <= phi^2 + v: that B comes from a, and
+    the logarithm of a negative number would warn.
     """
-    n = sigma.shape[0]
-    logs = np.empty(2 * n)
-    for i in range(n):
-        logs[i] = sigma[i] * sigma[i]
+    for i in range(sigma.shape[0]):
+        sigma2[i] = sigma[i] * sigma[i]
         delta2 = delta[i] * delta[i]
-        logs[n + i] = delta2 - phi2[i] - v[i] if delta2 > phi2[i] + v[i] else 1.0
-    return logs
+        rest[i] = delta2 - phi2[i] - v[i] if delta2 > phi2[i] + v[i] else 1.0
 
 
 @jit
@@ -380,20 +435,30 @@ def _b_values(
     exp_b: FloatArray,
     tau2: float,
     fb: FloatArray,
-    search: IntArray,
 ) -> int:
-    """f(B), given exp(B); the players whose B steps down go into ``search``.
+    """f(B), given exp(B); returns the number of players whose B steps down.
 
-    Those are the ones with f(B) < 0 and delta^2 <= phi^2 + v. Returns their
-    number.
+    Those are the ones with f(B) < 0 and delta^2 <= phi^2 + v (few, and
+    found by :func:`_stepping_down`): the loop only counts them, so the
+    compiler vectorises it.
     """
     m = 0
     for i in range(a.shape[0]):
         fb[i] = _f(B[i], exp_b[i], delta[i], phi2[i], v[i], a[i], tau2)
-        # Without a branch: half the players have f(B) < 0, at random.
-        search[m] = i
         m += (fb[i] < 0) & (not delta[i] * delta[i] > phi2[i] + v[i])
     return m
+
+
+@jit
+def _stepping_down(
+    phi2: FloatArray, v: FloatArray, delta: FloatArray, fb: FloatArray, search: IntArray
+) -> None:
+    """The players whose B steps down (:func:`_b_values`), into ``search``."""
+    m = 0
+    for i in range(fb.shape[0]):
+        if fb[i] < 0 and not delta[i] * delta[i] > phi2[i] + v[i]:
+            search[m] = i
+            m += 1
 
 
 @jit
@@ -434,7 +499,71 @@ def _begin(
     exp_a_c: FloatArray,
     tau2: float,
     epsilon: float,
+    live: BoolArray,
+    a: FloatArray,
+    a_: FloatArray,
+    b_: FloatArray,
+    fa: FloatArray,
+    fb: FloatArray,
+) -> None:
+    """Step 5.3: A = a and f(A) for every player, and the first C.
+
+    ``live`` tells whether ``|B - A| > epsilon``: the players whose C goes
+    into ``exp_a_c``, which holds exp(a) until then. The others' stays a,
+    a number already exponentiated (no new overflow warnings).
+    """
+    for i in range(a.shape[0]):
+        ai, bi = a[i], b_[i]
+        fai = _f(ai, exp_a_c[i], delta[i], phi2[i], v[i], ai, tau2)
+        a_[i], fa[i] = ai, fai
+        on = abs(bi - ai) > epsilon
+        # A select, not a branch, as in _dense_step.
+        exp_a_c[i] = _illinois_c(ai, bi, fai, fb[i]) if on else ai
+        live[i] = on
+
+
+@jit
+def _dense_step(
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    c: FloatArray,
+    ex: FloatArray,
+    tau2: float,
+    epsilon: float,
+    live: BoolArray,
+    a: FloatArray,
+    a_: FloatArray,
+    b_: FloatArray,
+    fa: FloatArray,
+    fb: FloatArray,
+) -> None:
+    """One Illinois iteration (step 5.4) of the ``live`` players, in place.
+
+    As :func:`_illinois_step`, but over every player, in order: the others'
+    values are held, and ``live`` says who goes on. The loop has no branch
+    and no dropping, so the compiler vectorises it.
+    """
+    for i in range(c.shape[0]):
+        ci, a_i, b_i, fa_i, fb_i, on = c[i], a_[i], b_[i], fa[i], fb[i], live[i]
+        fc = _f(ci, ex[i], delta[i], phi2[i], v[i], a[i], tau2)
+        swap = fc * fb_i <= 0  # the 2022 revision's "<="
+        new_a = b_i if swap else a_i
+        new_fa = fb_i if swap else fa_i / 2.0
+        a_[i] = new_a if on else a_i
+        b_[i] = ci if on else b_i
+        fa[i] = new_fa if on else fa_i
+        fb[i] = fc if on else fb_i
+        on = on and abs(ci - new_a) > epsilon
+        # A held C was exponentiated in this iteration (no new warnings).
+        c[i] = _illinois_c(new_a, ci, new_fa, fc) if on else ci
+        live[i] = on
+
+
+@jit
+def _compact(
     start: int,
+    live: BoolArray,
     half_a: FloatArray,
     pos: IntArray,
     a: FloatArray,
@@ -442,24 +571,21 @@ def _begin(
     b_: FloatArray,
     fa: FloatArray,
     fb: FloatArray,
+    c: FloatArray,
 ) -> int:
-    """Step 5.3: A = a for every player, and the first C for the others.
+    """Every player's A / 2 into ``half_a``; the ``live`` ones to the front.
 
-    Writes A / 2 into ``half_a``. The players whose ``|B - A| > epsilon``
-    go on: they are compacted to the front, their positions (from ``start``
-    on) into ``pos``, a within ``a``, A and f(A) into ``a_`` and ``fa``, B
-    and f(B) within ``b_`` and ``fb``, and C into ``exp_a_c``, which holds
-    exp(a) until then. Returns their number.
+    Their positions (from ``start`` on) go into ``pos``, their values to
+    the front of the others. Returns their number.
     """
     m = 0
-    for i in range(a.shape[0]):
-        ai, bi, fbi = a[i], b_[i], fb[i]
-        half_a[i] = ai / 2.0
-        # As in _illinois_step, without branches.
-        fai = _f(ai, exp_a_c[i], delta[i], phi2[i], v[i], ai, tau2)
-        pos[m], a[m], a_[m], b_[m], fa[m], fb[m] = start + i, ai, ai, bi, fai, fbi
-        exp_a_c[m] = _illinois_c(ai, bi, fai, fbi)
-        m += abs(bi - ai) > epsilon
+    for i in range(live.shape[0]):
+        half_a[i] = a_[i] / 2.0
+        # A branch: after the first iterations, few players go on.
+        if live[i]:
+            pos[m], a[m], a_[m], b_[m] = start + i, a[i], a_[i], b_[i]
+            fa[m], fb[m], c[m] = fa[i], fb[i], c[i]
+            m += 1
     return m
 
 

@@ -294,24 +294,26 @@ def _rate_sides(
     """:func:`rate_round` on the games' sides, unchecked.
 
     ``rating``, ``rd`` and ``sigma`` have shape (2 n_games,): White's side of
-    every game, then Black's, in game order; the results come in that order.
-    The steps are compiled loops, with numpy's exp and log between them (as
-    in :func:`~simulator.systems.glicko2._new_volatility`).
+    every game, then Black's, in game order; the results come in that order,
+    sigma' in ``sigma``'s buffer. The steps are compiled loops, with numpy's
+    exp and log between them (as in :func:`~simulator.systems.glicko2.
+    _new_volatility`).
     """
-    mu, phi2, g_opp, e_own = (np.empty(rating.shape[0]) for _ in range(4))
+    mu, phi2, g_opp, e_own, delta = np.empty((5, rating.shape[0]))
     _steps_2_3(rating, rd, advantage / 2.0 / SCALE, mu, phi2, g_opp, e_own)
-    v, gain, sigma_p = _steps_3_to_5(
+    v, gain = _steps_3_to_5(
         phi2,
         g_opp,
         e_own,
         sigma,
         score,
+        delta,
         tau=tau,
         epsilon=epsilon,
         max_iterations=max_iterations,
     )
     _steps_6_to_8(mu, phi2, v, gain)
-    return mu, phi2, sigma_p
+    return mu, phi2, sigma
 
 
 def _steps_3_to_5(
@@ -320,29 +322,31 @@ def _steps_3_to_5(
     e_own: FloatArray,
     sigma: FloatArray,
     score: FloatArray,
+    delta: FloatArray,
     *,
     tau: float,
     epsilon: float,
     max_iterations: int,
-) -> tuple[FloatArray, FloatArray, FloatArray]:
+) -> tuple[FloatArray, FloatArray]:
     """Glicko-2 steps 3-5 of every side, from those of :func:`_steps_2_3`.
 
-    Returns v (in ``e_own``'s buffer), g (s - E) (in ``g_opp``'s) and sigma'.
+    Returns v (in ``e_own``'s buffer) and g (s - E) (in ``g_opp``'s); sigma'
+    replaces sigma, and ``delta`` is scratch.
     """
     np.exp(e_own, out=e_own)
-    v, gain = e_own, g_opp
-    delta = _variance_and_improvement(e_own, g_opp, score)
+    _variance_and_improvement(e_own, g_opp, score, delta)
     # Step 5: new volatility.
-    sigma_p = _new_volatility(
+    _new_volatility(
         sigma,
         phi2,
-        v,
+        e_own,
         delta,
         tau=tau,
         epsilon=epsilon,
         max_iterations=max_iterations,
+        out=sigma,
     )
-    return v, gain, sigma_p
+    return e_own, g_opp
 
 
 #: pi^2, of g (Glicko-2 step 3).
@@ -397,17 +401,16 @@ def _steps_2_3(
 
 @jit
 def _variance_and_improvement(
-    e_own: FloatArray, g_opp: FloatArray, score: FloatArray
-) -> FloatArray:
+    e_own: FloatArray, g_opp: FloatArray, score: FloatArray, delta: FloatArray
+) -> None:
     """Steps 3-4 for one-game periods: v, g (s - E) and Delta = v g (s - E).
 
     ``e_own`` holds exp of E's exponent (:func:`_exponents`) and becomes v;
     ``g_opp`` becomes g (s - E), s White's score on White's side and one
-    minus it on Black's. Returns Delta.
+    minus it on Black's; Delta goes into ``delta``.
     """
     n = e_own.shape[0]
     k = n // 2
-    delta = np.empty(n)
     for i in range(n):
         e = 1.0 / (e_own[i] + 1.0)
         g = g_opp[i]
@@ -415,7 +418,6 @@ def _variance_and_improvement(
         e_own[i] = 1.0 / (g * g * e * (1.0 - e))
         g_opp[i] = (s - e) * g
         delta[i] = e_own[i] * g_opp[i]
-    return delta
 
 
 @jit
@@ -680,14 +682,20 @@ class Lichess:
         Returns a new state; ``state`` is not modified unless ``overwrite``.
         """
         player = np.concatenate([white, black])
-        n = player.size
+        # The round's scratch in one allocation: memory that big is mapped
+        # anew when allocated (in huge pages, as numpy asks for them), and
+        # costs far fewer page faults than an array at a time.
+        stored, mu, phi2, sigma, e_own, g_opp, spare = np.empty((7, player.size))
         # The sides' stored values (gathered one array at a time), which
-        # steps 1-3 turn into mu, phi^2, sigma and E's exponent, in place.
-        mu, phi2, s0, e_own = (
-            gather(a, player, np.empty(n))
-            for a in (state.rating, state.rd, state.volatility, state.last_day)
-        )
-        g_opp = np.empty(n)
+        # steps 1-3 turn into mu, phi^2, sigma and E's exponent (in place
+        # but for the rating, read again after the game).
+        for a, out in (
+            (state.rating, stored),
+            (state.rd, phi2),
+            (state.volatility, sigma),
+            (state.last_day, e_own),
+        ):
+            gather(a, player, out)
         # 1-2. The stored values clamped (lila toGlickoPlayer: Glicko.cap),
         # the RD grown by the days since the last game, none before the
         # first (lila Glicko.liveDeviation), and clamped again; then 3.
@@ -701,30 +709,30 @@ class Lichess:
             self.max_volatility,
         )
         half = self.advantage / 2.0 / SCALE
-        if _before_game(days, limits, half, mu, phi2, s0, e_own, g_opp):
+        if _before_game(days, limits, half, stored, mu, phi2, sigma, e_own, g_opp):
             # A game before a player's last one: the error of every system.
             days_since_last(days, state.last_day[player], player, "Lichess")
-        v, gain, s1 = _steps_3_to_5(
+        v, gain = _steps_3_to_5(
             phi2,
             g_opp,
             e_own,
-            s0,
+            sigma,
             score,
+            spare,
             tau=self.tau,
             epsilon=self.epsilon,
             max_iterations=MAX_ITERATIONS,
         )
 
         # Steps 6-8 of 3, then 4-7: regulator, 700-point bound, sanity check
-        # and clamps, into mu, phi2 and s1, from the stored ratings (into s0,
-        # free), and on into the new state's arrays.
-        stored = gather(state.rating, player, s0)
+        # and clamps, into mu, phi2 and sigma, and on into the new state's
+        # arrays.
         _after_game(
             mu,
             phi2,
             v,
             gain,
-            s1,
+            sigma,
             stored,
             REGULATOR_FACTORS[self.speed] if self.regulator else 1.0,
             self.max_rating_delta,
@@ -735,7 +743,7 @@ class Lichess:
         rating, rd, volatility = round_arrays(
             (state.rating, state.rd, state.volatility), player, overwrite
         )
-        for side, out in ((mu, rating), (phi2, rd), (s1, volatility)):
+        for side, out in ((mu, rating), (phi2, rd), (sigma, volatility)):
             scatter(side, player, out)
         n_games, last_day = round_counts(
             state.n_games, state.last_day, player, days, overwrite
@@ -755,6 +763,7 @@ def _before_game(
     days: FloatArray,
     limits: tuple[float, float, float, float, float],
     half: float,
+    stored: FloatArray,
     mu: FloatArray,
     phi2: FloatArray,
     s0: FloatArray,
@@ -764,47 +773,108 @@ def _before_game(
     """Steps 1-2 of :class:`Lichess` for the round's sides, and Glicko-2's 2-3.
 
     The sides are White's then Black's; they come in with their stored
-    rating in ``mu``, RD in ``phi2``, volatility in ``s0`` and last game's
-    day in ``e_own``, and leave with the values of :func:`_steps_2_3` and
-    their volatility clamped (``limits`` are :func:`_clamped_and_grown`'s).
-    Returns whether a side's game is dated before its last game.
+    rating in ``stored`` (only read), RD in ``phi2``, volatility in ``s0``
+    and last game's day in ``e_own``, and leave with the values of
+    :func:`_steps_2_3` (mu in ``mu``) and their volatility clamped
+    (``limits`` are :func:`_clamped_and_grown`'s). Returns whether a side's
+    game is dated before its last game.
     """
     k = days.shape[0]
     w, b = slice(0, k), slice(k, 2 * k)
-    # Side by side first, in loops simple enough for the compiler to
-    # vectorise (they are bound by divisions); each side's g goes to its
-    # opponent's place.
-    late_w = _sides_before_game(days, limits, mu[w], phi2[w], s0[w], e_own[w], g_opp[b])
-    late_b = _sides_before_game(days, limits, mu[b], phi2[b], s0[b], e_own[b], g_opp[w])
-    for i in range(k):
-        e_own[i], e_own[i + k] = _exponents(
-            mu[i], mu[i + k], g_opp[i + k], g_opp[i], half
-        )
+    # Side by side, in loops simple enough for the compiler to vectorise
+    # (they are bound by divisions): White's sides, then Black's with the
+    # exponents of both. Each side's g goes to its opponent's place.
+    late_w = _whites_before_game(
+        days, limits, stored[w], mu[w], phi2[w], s0[w], e_own[w], g_opp[b]
+    )
+    late_b = _blacks_before_game(
+        days,
+        limits,
+        half,
+        stored[b],
+        mu[b],
+        phi2[b],
+        s0[b],
+        e_own[b],
+        g_opp[w],
+        (mu[w], g_opp[b], e_own[w]),
+    )
     return late_w or late_b
 
 
 @jit
-def _sides_before_game(
+def _whites_before_game(
     days: FloatArray,
     limits: tuple[float, float, float, float, float],
+    stored: FloatArray,
     mu: FloatArray,
     phi2: FloatArray,
     s0: FloatArray,
     last_day: FloatArray,
     g: FloatArray,
 ) -> bool:
-    """:func:`_before_game` for one colour's sides, but for E's exponent.
+    """:func:`_before_game` for White's sides, but for E's exponent.
 
-    Each side's g goes into ``g``; ``last_day`` is only read.
+    Each side's g goes into ``g``; ``stored`` and ``last_day`` are only read.
     """
     late = False
     for i in range(days.shape[0]):
-        r, rd, s0[i], elapsed = _clamped_and_grown(
-            mu[i], phi2[i], s0[i], days[i] - last_day[i], limits
+        mu[i], phi2[i], s0[i], g[i], early = _side_before_game(
+            stored[i], phi2[i], s0[i], days[i] - last_day[i], limits
         )
-        late |= elapsed < 0
-        mu[i], phi2[i], g[i] = _side(r, rd)
+        late |= early
     return late
+
+
+@jit
+def _blacks_before_game(
+    days: FloatArray,
+    limits: tuple[float, float, float, float, float],
+    half: float,
+    stored: FloatArray,
+    mu: FloatArray,
+    phi2: FloatArray,
+    s0: FloatArray,
+    e_own: FloatArray,
+    g: FloatArray,
+    white: tuple[FloatArray, FloatArray, FloatArray],
+) -> bool:
+    """:func:`_before_game` for Black's sides, and E's exponents of every game.
+
+    As :func:`_whites_before_game`, with the last game's day in ``e_own``,
+    where Black's exponent goes; ``white`` are White's mu and g (only read)
+    and exponents.
+    """
+    mu_w, g_w, e_w = white
+    late = False
+    for i in range(days.shape[0]):
+        mu[i], phi2[i], s0[i], g[i], early = _side_before_game(
+            stored[i], phi2[i], s0[i], days[i] - e_own[i], limits
+        )
+        late |= early
+        e_w[i], e_own[i] = _exponents(mu_w[i], mu[i], g_w[i], g[i], half)
+    return late
+
+
+@jit
+def _side_before_game(
+    rating: float,
+    rd: float,
+    volatility: float,
+    elapsed: float,
+    limits: tuple[float, float, float, float, float],
+) -> tuple[float, float, float, float, bool]:
+    """Steps 1-2 of :class:`Lichess` and Glicko-2's 2-3 of one side.
+
+    Returns mu, phi^2, sigma, g (:func:`_side`, from
+    :func:`_clamped_and_grown`) and whether the game is dated before the
+    side's last one.
+    """
+    r, grown, sigma, waited = _clamped_and_grown(
+        rating, rd, volatility, elapsed, limits
+    )
+    mu, phi2, g = _side(r, grown)
+    return mu, phi2, sigma, g, waited < 0
 
 
 @jit

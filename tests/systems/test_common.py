@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from simulator.systems._common import (
     Games,
+    _disjoint,
     check_interval,
     day_of,
     initial_values,
@@ -182,6 +183,22 @@ def test_split_rounds(games: tuple[np.ndarray, np.ndarray]) -> None:
             round_of[h] for h in range(g) if {white[h], black[h]} & {white[g], black[g]}
         ]
         assert round_of[g] == (max(earlier) + 1 if earlier else 0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(games=pairings())
+def test_disjoint(games: tuple[np.ndarray, np.ndarray]) -> None:
+    """_disjoint tells whether the games name every player at most once."""
+    white, black = games
+    if white.size:
+        players = np.concatenate([white, black])
+        assert _disjoint(white, black) == (np.unique(players).size == players.size)
+
+
+def test_disjoint_negative_indices() -> None:
+    """A negative index is left to the general path: not disjoint."""
+    assert not _disjoint(np.array([-1, 2]), np.array([0, 1]))
+    assert _disjoint(np.array([3, 2]), np.array([0, 1]))
 
 
 def test_split_rounds_examples() -> None:

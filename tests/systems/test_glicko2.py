@@ -580,7 +580,9 @@ def kernel_cases(rng: np.random.Generator, n: int) -> tuple[np.ndarray, ...]:
 
 
 @pytest.mark.parametrize("tau", [0.2, 1.0, 20.0])
-@pytest.mark.parametrize(("block", "first"), [(1 << 13, 4), (7, 1), (30, 2)])
+@pytest.mark.parametrize(
+    ("block", "first"), [(1 << 13, 4), (1 << 13, 3), (7, 1), (30, 2), (30, 0)]
+)
 def test_kernel_matches_the_paper_bit_for_bit(
     seed: int, tau: float, block: int, first: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -613,6 +615,28 @@ def test_kernel_edge_cases_occur() -> None:
     args = (sigma[volatile], phi[volatile], v[volatile], delta[volatile], 20.0)
     assert paper_volatility(*args, EPSILON, 5) == "no bracket"
     assert isinstance(paper_volatility(*args, EPSILON, MAX_ITERATIONS), float)
+
+
+@pytest.mark.parametrize("block", [1 << 13, 7])
+def test_kernel_result_over_sigma(
+    seed: int, block: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Step 5 may write sigma' over sigma (as Lichess does): the same bits."""
+    monkeypatch.setattr(glicko2_module, "_BLOCK", block)
+    sigma, phi, v, delta = kernel_cases(np.random.default_rng(seed), 300)
+    want = new_volatility(sigma, phi, v, delta, tau=1.0)
+    got = np.array(sigma, dtype=np.float64)
+    glicko2_module._new_volatility(
+        got,
+        np.asarray(phi, dtype=np.float64) ** 2,
+        v,
+        delta,
+        tau=1.0,
+        epsilon=EPSILON,
+        max_iterations=MAX_ITERATIONS,
+        out=got,
+    )
+    assert got.tobytes() == want.tobytes()
 
 
 def test_kernel_with_no_players() -> None:
