@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -390,12 +390,15 @@ def rate_list_period(
         part = _rate_on_lists(rules, state, games, event, which, older)
 
     old = state.rating
-    new = old + part.change  # NaN stays NaN: a player unrated now gains nothing.
-    g = state.n_games + part.n_rated
-
-    new_rows, first_done = _new_pool_rows(
-        rules, state, white, black, score, event, event_start, part
+    # The new pool rows: unrated players' results against rated opponents
+    # (unrated on the list the game uses and now), White's rows, then
+    # Black's, that pass the system's per-event rules.
+    rows = _NewRows(
+        white, black, score, event, event_start, part.pool_white, part.pool_black
     )
+    keep_rows = _filter_events(rules, rows, state.first_event_done)
+    # (Empty: the opponents' ratings on the list in force.)
+    opp_rating = np.empty(0) if part.opp_rating is None else part.opp_rating
 
     # Results older than the window drop out (this period's rows stay in a
     # window of at least one period).
@@ -404,48 +407,65 @@ def rate_list_period(
     if old_rows.period.size and old_rows.period.min() <= window:
         old_rows = old_rows.take(old_rows.period > window)
     if not state.period > window:
-        new_rows = Pool.empty()
+        keep_rows = np.zeros(rows.size, dtype=bool)
 
     # Initial ratings, recomputed for every player unrated now who has games in
     # this period (even against unrated opponents only: old results may have
     # left the window), from the pool: the old rows, then the new, in one
     # pass (sums over other players' rows are not read).
-    candidates = part.candidates
-    del part  # (large: the rows hold what is still needed)
-    n_pool = np.zeros(n_players, dtype=np.intp)
-    points, opp_sum = np.zeros(n_players), np.zeros(n_players)
-    for rows in (old_rows, new_rows):
-        _add_pool_rows(
-            rows.player, rows.score, rows.opp_rating, n_pool, points, opp_sum
-        )
-    ru = np.full(n_players, np.nan)
+    change, n_rated, candidates = part.change, part.n_rated, part.candidates
+    del part
+    # Each player's count, points and opponents' ratings side by side: the
+    # rows add to them at random.
+    sums = np.zeros((n_players, 3))
+    _add_pool_rows(old_rows.player, old_rows.score, old_rows.opp_rating, sums)
+    first_done = state.first_event_done.copy()
+    _add_new_rows(
+        rows.on_white,
+        rows.on_black,
+        keep_rows,
+        white,
+        black,
+        score,
+        opp_rating,
+        old,
+        sums,
+        first_done,
+    )
     idx = np.flatnonzero(candidates)
-    ru[idx] = rules.initial(opp_sum[idx], n_pool[idx].astype(np.float64), points[idx])
-    with np.errstate(invalid="ignore"):
-        published = ~np.isnan(ru) & (ru >= rules.floor)
-    new = np.where(published, ru, new)
-    g = g + np.where(published, n_pool, 0)
+    ru = rules.initial(sums[idx, 2], sums[idx, 0], sums[idx, 1])
+    new, g, published, ever_2400, ever_2300 = _new_list(
+        old,
+        change,
+        state.n_games,
+        n_rated,
+        idx,
+        ru,
+        sums[:, 0],
+        rules.floor,
+        first_done,
+        state.ever_2400,
+        state.ever_2300,
+    )
     # A published player's rows leave the pool.
     stay = ~published[old_rows.player]
     if not stay.all():
         old_rows = old_rows.take(stay)
-    stay = ~published[new_rows.player]
-    if not stay.all():
-        new_rows = new_rows.take(stay)
-    new_rows = new_rows._replace(
-        period=np.full(new_rows.player.size, state.period, dtype=np.intp)
+    new_rows = Pool(
+        *_pool_of_rows(
+            rows.on_white,
+            rows.on_black,
+            keep_rows,
+            published,
+            white,
+            black,
+            score,
+            opp_rating,
+            old,
+            state.period,
+        )
     )
     pool = old_rows.concat(new_rows) if old_rows.player.size else new_rows
-
-    # The floor: a rating below it leaves the list; the next spell starts afresh.
-    with np.errstate(invalid="ignore"):
-        dropped = new < rules.floor
-    new = np.where(dropped, np.nan, new)
-    first_done = np.where(dropped | published, False, first_done)
-
-    with np.errstate(invalid="ignore"):
-        ever_2400 = state.ever_2400 | (new >= 2400)
-        ever_2300 = state.ever_2300 | (new >= 2300)
 
     keep = max(rules.n_lists_kept - 1, 0)
     list_day = np.append(state.list_day[state.list_day.size - keep :], new_day)
@@ -466,23 +486,71 @@ def rate_list_period(
 
 
 @jit
+def _new_list(
+    old: FloatArray,
+    change: FloatArray,
+    n_games: IntArray,
+    n_rated: IntArray,
+    candidates: IntArray,
+    ru: FloatArray,
+    n_pool: FloatArray,
+    floor: float,
+    first_event_done: BoolArray,
+    ever_2400: BoolArray,
+    ever_2300: BoolArray,
+) -> tuple[FloatArray, IntArray, BoolArray, BoolArray, BoolArray]:
+    """The new list's ratings and G, who is published, and the 2400 and 2300 flags.
+
+    ``ru`` is the initial rating of the ``candidates``: those at the floor or
+    above are published, with their pooled games. The others' ratings move
+    by ``change`` (NaN stays NaN: a player unrated now gains nothing). A
+    rating below the floor leaves the list; then, as on publication, the
+    next unrated spell starts afresh (``first_event_done``, updated).
+    """
+    n = old.shape[0]
+    new = np.empty(n)
+    g = np.empty(n, dtype=np.intp)
+    published = np.zeros(n, dtype=np.bool_)
+    for i in range(candidates.shape[0]):
+        if ru[i] >= floor:
+            published[candidates[i]] = True
+            new[candidates[i]] = ru[i]
+    new_2400 = np.empty(n, dtype=np.bool_)
+    new_2300 = np.empty(n, dtype=np.bool_)
+    for p in range(n):
+        g[p] = n_games[p] + n_rated[p]
+        if published[p]:
+            g[p] += int(n_pool[p])
+        else:
+            new[p] = old[p] + change[p]
+        if new[p] < floor:
+            new[p] = np.nan
+            first_event_done[p] = False
+        elif published[p]:
+            first_event_done[p] = False
+        new_2400[p] = ever_2400[p] or new[p] >= 2400
+        new_2300[p] = ever_2300[p] or new[p] >= 2300
+    return new, g, published, new_2400, new_2300
+
+
+@jit
 def _add_pool_rows(
     player: IntArray,
     score: FloatArray,
     opp_rating: FloatArray,
-    n_pool: IntArray,
-    points: FloatArray,
-    opp_sum: FloatArray,
+    sums: FloatArray,
 ) -> None:
-    """Add pool rows to their players' counts, points and opponents' ratings.
+    """Add pool rows to their players' count, points and opponents' ratings.
+
+    ``sums`` holds the three in its columns.
 
     Row after row, as ``np.bincount`` (or ``np.add.at``) adds them.
     """
     for i in range(player.shape[0]):
         p = player[i]
-        n_pool[p] += 1
-        points[p] += score[i]
-        opp_sum[p] += opp_rating[i]
+        sums[p, 0] += 1
+        sums[p, 1] += score[i]
+        sums[p, 2] += opp_rating[i]
 
 
 class _PeriodGames(NamedTuple):
@@ -609,22 +677,58 @@ def _rate_on_lists(
 _MAX_TABLE_SPREAD = 10_000
 
 
-def _whole_spread(rating: FloatArray) -> tuple[float, int] | None:
-    """The lowest rating and the spread of whole ratings (NaN = unrated).
+@jit
+def _list_scan(
+    rating: FloatArray, exempt_from: float
+) -> tuple[float, float, bool, bool]:
+    """The lowest and highest ratings, whether all are whole, whether any is exempt.
 
-    None if a rating is not a whole number or the spread is above
-    ``_MAX_TABLE_SPREAD``: then no table by difference is made.
+    NaN (unrated) is skipped; with no rated player, the lowest and highest
+    are 0. A player is exempt from the cap if rated ``exempt_from`` or more.
     """
-    low = high = 0.0
-    if not np.isnan(rating).all():
-        low, high = float(np.fmin.reduce(rating)), float(np.fmax.reduce(rating))
-    if not high - low <= _MAX_TABLE_SPREAD:
-        return None
-    off = np.rint(rating)
-    off -= rating  # 0 for a whole rating (NaN for the unrated)
-    if (off > 0).any() or (off < 0).any():
-        return None
-    return low, int(high - low)
+    low, high = np.inf, -np.inf
+    whole = True
+    any_exempt = False
+    for r in rating:
+        if np.isnan(r):
+            continue
+        low, high = min(low, r), max(high, r)
+        # rint(r) - r is 0 for a whole rating (NaN for an infinite one).
+        off = np.rint(r) - r
+        whole &= not (off > 0 or off < 0)
+        any_exempt |= r >= exempt_from
+    if low > high:
+        return 0.0, 0.0, whole, any_exempt
+    return low, high, whole, any_exempt
+
+
+@jit
+def _player_codes(
+    rating: FloatArray,
+    low: float,
+    half: int,
+    block: int,
+    exempt_from: float,
+    exempt_width: float,
+) -> tuple[NDArray[np.int32], NDArray[np.int32]]:
+    """Each player's codes as White and as Black (:func:`_rate_by_table`).
+
+    An exempt player's codes move by ``exempt_width`` (White) and twice that
+    (Black); an unrated player's are ``half + block`` and ``-2 * block``, in
+    place of NaN. (int32, as they all fit: the games' loop reads them at
+    random, and in half the bytes they stay in the CPU's cache.)
+    """
+    n = rating.shape[0]
+    code_w = np.empty(n, dtype=np.int32)
+    code_b = np.empty(n, dtype=np.int32)
+    for p in range(n):
+        r = rating[p]
+        exempt = exempt_width if r >= exempt_from else 0.0
+        w = r - low + half + exempt
+        b = r - low - 2 * exempt
+        code_w[p] = half + block if np.isnan(w) else min(w, half + block)
+        code_b[p] = -2 * block if np.isnan(b) else max(b, -2 * block)
+    return code_w, code_b
 
 
 def _pd_by_difference(rules: ListRules, half: int) -> tuple[FloatArray, FloatArray]:
@@ -766,30 +870,26 @@ def _rate_by_table(
     unit = 2.0 ** (200 * n_games).bit_length()
     if (unit + 100.0) * n_games >= 2.0**53:
         return None
-    spread = _whole_spread(rating)
-    if spread is None:
+    exempt_from = np.nan
+    if rules.cap is not None and rules.exempt_from is not None:
+        exempt_from = rules.exempt_from
+    low, high, whole, any_exempt = _list_scan(rating, exempt_from)
+    # Rated players too far apart, or a rating not a whole number: no table
+    # by difference.
+    if not high - low <= _MAX_TABLE_SPREAD or not whole:
         return None
-    low, half = spread
-    unrated = np.isnan(rating)
+    half = int(high - low)
 
     # Cases of a game: status (0 both rated, 1 White alone unrated, 2 Black
     # alone unrated, 3 both unrated) * block + exemption (White exempt + 2 *
-    # Black exempt, when anyone is) * width + D + half.
+    # Black exempt, when anyone is) * width + D + half. The rated players'
+    # codes are below half + block and above -2 * block.
     width = 2 * half + 1
-    exempt: FloatArray | float = 0.0
-    n_sub = 1
-    if rules.cap is not None and rules.exempt_from is not None:
-        with np.errstate(invalid="ignore"):
-            is_exempt = rating >= rules.exempt_from
-        if is_exempt.any():
-            exempt, n_sub = width * is_exempt.astype(np.float64), 4
+    n_sub = 4 if any_exempt else 1
     block = n_sub * width
-    # (np.fmin and np.fmax put the unrated players' codes in place of NaN:
-    # the rated players' codes are below half + block and above -2 * block.)
-    # (int32, as they all fit: the loop reads them at random, and in half the
-    # bytes they stay in the CPU's cache.)
-    code_w = np.fmin(rating - low + half + exempt, half + block).astype(np.int32)
-    code_b = np.fmax(rating - low - 2 * exempt, -2 * block).astype(np.int32)
+    code_w, code_b = _player_codes(
+        rating, low, half, block, exempt_from, width if any_exempt else 0.0
+    )
 
     # PD of each side by D, as _sides_expected reads it: the capped
     # difference, or the real one for an exempt side.
@@ -818,28 +918,48 @@ def _rate_by_table(
         table_b.ravel(),
         sums,
     )
+    unrated = np.isnan(rating)
     pool_white, pool_black = _pool_games(unrated, white, black)
-    n_seen = sums / unit
-    np.rint(n_seen, out=n_seen)
-    total = sums
-    total -= n_seen * unit  # sum(100 * score - PD) over rated games
-
-    n_rated = (n_seen * ~unrated).astype(np.intp)
-    k_player = state.k
-    if rules.rule_700:
-        k_player = apply_700_rule(k_player, n_rated)
-    # K * sum(...) is the sum of K * (...): whole numbers, exactly.
-    change = k_player * total
-    change /= 100.0
-    change = round_half_away(change)
-    return _PeriodGames(
-        change,
-        n_rated,
-        pool_white,
-        pool_black,
-        None,
-        unrated & (n_seen > 0),
+    change, n_rated, candidates = _changes_by_sums(
+        sums, unit, unrated, state.k, rules.rule_700
     )
+    return _PeriodGames(change, n_rated, pool_white, pool_black, None, candidates)
+
+
+@jit
+def _changes_by_sums(
+    sums: FloatArray, unit: float, unrated: BoolArray, k: IntArray, rule_700: bool
+) -> tuple[FloatArray, IntArray, BoolArray]:
+    """Changes, rated games and candidates from :func:`_rate_by_table`'s sums.
+
+    What :func:`apply_700_rule` and ``round_half_away(K * total / 100)`` give
+    per player, with ``total = sum(100 * score - PD)`` over rated games.
+    """
+    n = sums.shape[0]
+    change = np.empty(n)
+    n_rated = np.empty(n, dtype=np.intp)
+    candidates = np.empty(n, dtype=np.bool_)
+    for p in range(n):
+        n_seen = np.rint(sums[p] / unit)
+        total = sums[p] - n_seen * unit  # sum(100 * score - PD) over rated games
+        n_rated[p] = 0 if unrated[p] else int(n_seen)
+        k_p = k[p]
+        if rule_700:
+            k_p = min(k_p, 700 // max(n_rated[p], 1))
+        # K * sum(...) is the sum of K * (...): whole numbers, exactly.
+        change[p] = _round_half_away(k_p * total / 100.0)
+        candidates[p] = unrated[p] and n_seen > 0
+    return change, n_rated, candidates
+
+
+@jit
+def _round_half_away(x: float) -> float:
+    """``round_half_away`` of one number, to the bit (the sign of 0 included)."""
+    whole = float(np.trunc(x))
+    half_or_more = abs(x - whole) >= 0.5
+    # np.sign's: 0 for either zero, NaN for NaN.
+    sign = 1.0 if x > 0 else -1.0 if x < 0 else 0.0 if x == 0 else x
+    return whole + sign * half_or_more
 
 
 @jit
@@ -890,31 +1010,42 @@ class _NewRows(NamedTuple):
     """The period's new pool rows as sides of its games, White's rows first.
 
     A row is White's side of a game in ``on_white`` or Black's side of a game
-    in ``on_black``; its fields are gathered from the game arrays on demand
-    (``np.concatenate([a[on_white], b[on_black]])``, gathered in place).
+    in ``on_black``: its player is that side, its opponent the other and its
+    score White's or ``1 - score``. The rows' fields are not gathered up
+    front: compiled passes read them from the game arrays, with a loop per
+    side (a test per row is several times slower).
     """
 
     white: IntArray
     black: IntArray
     score: FloatArray
+    event: IntArray
+    event_start: FloatArray
     on_white: IntArray
     on_black: IntArray
 
-    def of(self, for_white: NDArray[Any], for_black: NDArray[Any]) -> NDArray[Any]:
-        """Per row: ``for_white`` of White's rows' games, ``for_black`` of Black's."""
-        n_white = self.on_white.size
-        out = np.empty(n_white + self.on_black.size, dtype=for_white.dtype)
-        # (The positions are in range: mode="clip" only spares np.take the
-        # buffered copy of ``out`` it makes in the default mode.)
-        np.take(for_white, self.on_white, out=out[:n_white], mode="clip")
-        np.take(for_black, self.on_black, out=out[n_white:], mode="clip")
-        return out
+    @property
+    def size(self) -> int:
+        """The number of rows."""
+        return self.on_white.size + self.on_black.size
 
-    def scores(self) -> FloatArray:
-        """Each row's score: White's, or Black's ``1 - score``."""
-        out: FloatArray = self.of(self.score, self.score)
-        np.subtract(1.0, out[self.on_white.size :], out=out[self.on_white.size :])
-        return out
+    def fields(
+        self, with_start: bool
+    ) -> tuple[IntArray, IntArray, FloatArray, IntArray, FloatArray]:
+        """Each row's player, opponent, score, event and event start.
+
+        The starts are left empty unless ``with_start``.
+        """
+        return _row_fields(
+            self.on_white,
+            self.on_black,
+            self.white,
+            self.black,
+            self.score,
+            self.event,
+            self.event_start,
+            with_start,
+        )
 
     def take(self, at: IntArray) -> _NewRows:
         """The rows at the increasing positions ``at``."""
@@ -925,47 +1056,113 @@ class _NewRows(NamedTuple):
         )
 
 
-def _new_pool_rows(
-    rules: ListRules,
-    state: ListState,
+@jit
+def _row_fields(
+    on_white: IntArray,
+    on_black: IntArray,
     white: IntArray,
     black: IntArray,
     score: FloatArray,
     event: IntArray,
     event_start: FloatArray,
-    part: _PeriodGames,
-) -> tuple[Pool, BoolArray]:
-    """The period's new pool rows, and ``first_event_done`` after them.
+    with_start: bool,
+) -> tuple[IntArray, IntArray, FloatArray, IntArray, FloatArray]:
+    """:meth:`_NewRows.fields`, in one pass over the rows."""
+    n = on_white.shape[0] + on_black.shape[0]
+    player = np.empty(n, dtype=np.intp)
+    opp = np.empty(n, dtype=np.intp)
+    row_score = np.empty(n)
+    row_event = np.empty(n, dtype=np.intp)
+    row_start = np.empty(n if with_start else 0)
+    row = 0
+    for side in range(2):
+        on, own, other = (
+            (on_white, white, black) if side == 0 else (on_black, black, white)
+        )
+        for j in on:
+            player[row], opp[row] = own[j], other[j]
+            row_score[row] = score[j] if side == 0 else 1.0 - score[j]
+            row_event[row] = event[j]
+            if with_start:
+                row_start[row] = event_start[j]
+            row += 1
+    return player, opp, row_score, row_event, row_start
 
-    Unrated players' results against rated opponents (unrated on the list
-    the game uses and now), White's rows, then Black's, that pass the
-    system's per-event rules. Their ``period`` is a read-only broadcast of
-    the current period, for the caller to fill in for the rows it keeps.
+
+@jit
+def _add_new_rows(
+    on_white: IntArray,
+    on_black: IntArray,
+    keep: BoolArray,
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+    opp_rating: FloatArray,
+    rating: FloatArray,
+    sums: FloatArray,
+    first_event_done: BoolArray,
+) -> None:
+    """Add the kept new pool rows as :func:`_add_pool_rows` adds pool rows.
+
+    ``opp_rating`` is per row, or empty for the opponents' ``rating``. Every
+    row's player (kept or not) has had a first event: ``first_event_done``.
     """
-    rows = _NewRows(white, black, score, part.pool_white, part.pool_black)
-    player = rows.of(white, black)
-    keep = _filter_events(
-        rules, rows, player, event, event_start, state.first_event_done
-    )
-    first_done = state.first_event_done.copy()
-    first_done[player] = True
-    # The kept rows alone are gathered (np.take with positions).
-    opp_rating = part.opp_rating
-    if not keep.all():
-        at = np.flatnonzero(keep)
-        rows, player = rows.take(at), player[at]
-        if opp_rating is not None:
-            opp_rating = opp_rating[at]
-        del at, keep
-    opp = rows.of(black, white)
-    pool = Pool(
-        player,
-        opp,
-        state.rating[opp] if opp_rating is None else opp_rating,
-        rows.scores(),
-        np.broadcast_to(np.intp(state.period), player.shape),
-    )
-    return pool, first_done
+    row = 0
+    for side in range(2):
+        on, own, other = (
+            (on_white, white, black) if side == 0 else (on_black, black, white)
+        )
+        for j in on:
+            p = own[j]
+            first_event_done[p] = True
+            if keep[row]:
+                sums[p, 0] += 1
+                sums[p, 1] += score[j] if side == 0 else 1.0 - score[j]
+                sums[p, 2] += (
+                    opp_rating[row] if opp_rating.shape[0] else rating[other[j]]
+                )
+            row += 1
+
+
+@jit
+def _pool_of_rows(
+    on_white: IntArray,
+    on_black: IntArray,
+    keep: BoolArray,
+    published: BoolArray,
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+    opp_rating: FloatArray,
+    rating: FloatArray,
+    period: int,
+) -> tuple[IntArray, IntArray, FloatArray, FloatArray, IntArray]:
+    """The kept new rows of players not published, as :class:`Pool`'s fields.
+
+    ``opp_rating`` as in :func:`_add_new_rows`.
+    """
+    at = np.empty(keep.shape[0], dtype=np.intp)
+    n = row = 0
+    for on, own in ((on_white, white), (on_black, black)):
+        for j in on:
+            at[n] = row
+            n += keep[row] and not published[own[j]]
+            row += 1
+    n_white = on_white.shape[0]
+    player = np.empty(n, dtype=np.intp)
+    opp = np.empty(n, dtype=np.intp)
+    row_rating = np.empty(n)
+    row_score = np.empty(n)
+    for i in range(n):
+        row = at[i]
+        if row < n_white:
+            j = on_white[row]
+            player[i], opp[i], row_score[i] = white[j], black[j], score[j]
+        else:
+            j = on_black[row - n_white]
+            player[i], opp[i], row_score[i] = black[j], white[j], 1.0 - score[j]
+        row_rating[i] = opp_rating[row] if opp_rating.shape[0] else rating[opp[i]]
+    return player, opp, row_rating, row_score, np.full(n, period, dtype=np.intp)
 
 
 def _pair_groups(
@@ -1115,54 +1312,36 @@ def _first_events(ev_player: IntArray, ev_start: FloatArray) -> BoolArray:
 
 
 def _filter_events(
-    rules: ListRules,
-    rows: _NewRows,
-    player: IntArray,
-    event: IntArray,
-    event_start: FloatArray,
-    first_event_done: BoolArray,
+    rules: ListRules, rows: _NewRows, first_event_done: BoolArray
 ) -> BoolArray:
-    """Which new pool rows survive the system's per-event rules.
-
-    ``player`` is every row's player; ``event`` and ``event_start`` are
-    those of every game.
-    """
-    if player.size == 0:
+    """Which new pool rows survive the system's per-event rules."""
+    if rows.size == 0:
         return np.ones(0, dtype=bool)
-    row_event = rows.of(event, event)
-    row_start = None
-    if rules.pool_filter_first_only or rules.pool_filter_reads_first:
-        row_start = rows.of(event_start, event_start)
-    if (
-        rules.pool_filter_first_only
-        and row_start is not None
-        and not np.isnan(row_start).any()  # (NaN starts: by groups)
-    ):
+    if rules.pool_filter_first_only:
         # Only the rows of a first event can go: group those alone.
-        at = np.flatnonzero(
-            _first_event_rows(player, row_event, row_start, first_event_done.size)
-            & ~first_event_done[player]
+        at, no_nan = _first_event_rows(
+            rows.on_white,
+            rows.on_black,
+            rows.white,
+            rows.black,
+            rows.event,
+            rows.event_start,
+            first_event_done,
         )
-        keep = np.ones(player.size, dtype=bool)
-        if at.size:
-            first = rows.take(at)
-            keep[at] = _filter_groups(
-                rules,
-                player[at],
-                first.of(first.black, first.white),
-                first.scores(),
-                row_event[at],
-                None,
-                None,
-            )
-        return keep
+        if no_nan:  # (NaN starts: by groups)
+            keep = np.ones(rows.size, dtype=bool)
+            if at.size:
+                player, opp, score, event, _ = rows.take(at).fields(False)
+                keep[at] = _filter_groups(rules, player, opp, score, event, None, None)
+            return keep
+    player, opp, score, event, start = rows.fields(rules.pool_filter_reads_first)
     return _filter_groups(
         rules,
         player,
-        rows.of(rows.black, rows.white),
-        rows.scores(),
-        row_event,
-        row_start,
+        opp,
+        score,
+        event,
+        start if rules.pool_filter_reads_first else None,
         first_event_done,
     )
 
@@ -1204,30 +1383,46 @@ def _filter_groups(
 
 @jit
 def _first_event_rows(
-    player: IntArray, event: IntArray, event_start: FloatArray, n_players: int
-) -> BoolArray:
-    """Rows in their player's first event, as :func:`_first_events` picks it.
+    on_white: IntArray,
+    on_black: IntArray,
+    white: IntArray,
+    black: IntArray,
+    event: IntArray,
+    event_start: FloatArray,
+    first_event_done: BoolArray,
+) -> tuple[IntArray, bool]:
+    """New pool rows in a first event, as :func:`_first_events` picks it.
+
+    The rows (increasing positions) of players without a first event yet,
+    in the event :func:`_first_events` gives them, and True; no rows and
+    False where a row's start is NaN.
 
     Without grouping: an event starts at the earliest start of its rows, so
     the player's earliest events are those with a row at the player's
-    earliest start, and the first is the lowest id among them. For starts
-    without NaN.
+    earliest start, and the first is the lowest id among them.
     """
+    n_players = first_event_done.shape[0]
     earliest = np.full(n_players, np.inf)
-    for i in range(player.shape[0]):
-        p = player[i]
-        # np.minimum's choice: NaN wins, and of equal values the new one.
-        if not (earliest[p] < event_start[i] or np.isnan(earliest[p])):
-            earliest[p] = event_start[i]
     first = np.full(n_players, np.iinfo(np.intp).max)
-    for i in range(player.shape[0]):
-        p = player[i]
-        if event_start[i] == earliest[p] and event[i] < first[p]:
-            first[p] = event[i]
-    out = np.empty(player.shape[0], dtype=np.bool_)
-    for i in range(player.shape[0]):
-        out[i] = event[i] == first[player[i]]
-    return out
+    for on, own in ((on_white, white), (on_black, black)):
+        for j in on:
+            p, start = own[j], event_start[j]
+            if np.isnan(start):
+                return np.empty(0, dtype=np.intp), False
+            # The lowest event at the earliest start seen so far.
+            if start < earliest[p]:
+                earliest[p], first[p] = start, event[j]
+            elif start == earliest[p] and event[j] < first[p]:
+                first[p] = event[j]
+    at = np.empty(on_white.shape[0] + on_black.shape[0], dtype=np.intp)
+    n_at = row = 0
+    for on, own in ((on_white, white), (on_black, black)):
+        for j in on:
+            p = own[j]
+            at[n_at] = row
+            n_at += event[j] == first[p] and not first_event_done[p]
+            row += 1
+    return at[:n_at], True
 
 
 class ListSystem:

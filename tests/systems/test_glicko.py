@@ -13,6 +13,7 @@ from simulator.systems.glicko import (
     C,
     Glicko,
     Q,
+    _latest_days,
     _sums,
     estimated_variance,
     expected,
@@ -372,3 +373,24 @@ def test_period_mode_last_day_is_the_latest_game() -> None:
     new = system.rate(state, games)
     assert_array_equal(new.last_day[:3], [7.0, 9.0, 9.0])
     assert np.isnan(new.last_day[3])  # no game: still none
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_latest_days_is_numpys_maximum_at(seed: int) -> None:
+    """White's sides, then Black's, as ``np.maximum.at``, to the bit.
+
+    NaN wins, and of equal values (0 and -0) the later one.
+    """
+    rng = np.random.default_rng(seed)
+    n, m = 20, 300
+    white, black = rng.integers(0, n, m), rng.integers(0, n, m)
+    day = rng.choice([0.0, -0.0, 1.0, 2.5, np.nan, np.inf, -np.inf], m)
+    start = rng.choice([-np.inf, 0.0, -0.0, 2.5, np.nan], n)
+    expected = start.copy()
+    with np.errstate(invalid="ignore"):
+        np.maximum.at(expected, white, day)
+        np.maximum.at(expected, black, day)
+    latest = start.copy()
+    _latest_days(latest, white, black, day)
+    assert_array_equal(latest, expected)
+    assert_array_equal(np.signbit(latest), np.signbit(expected))

@@ -9,7 +9,8 @@ import dataclasses
 import numpy as np
 import pytest
 
-from simulator.systems._common import Games
+from simulator._jit import jit
+from simulator.systems._common import Games, round_half_away
 from simulator.systems._lists import (
     _event_groups,
     _filter_events,
@@ -18,6 +19,7 @@ from simulator.systems._lists import (
     _NewRows,
     _rate_by_table,
     _rate_on_lists,
+    _round_half_away,
     new_list_state,
     rules_expected,
 )
@@ -94,10 +96,17 @@ def test_rate_by_table_declines(system, rating):
 def test_new_rows_gather_both_sides():
     white, black = np.array([0, 1, 2, 3]), np.array([4, 5, 6, 7])
     score = np.array([1.0, 0.5, 0.0, 1.0])
-    rows = _NewRows(white, black, score, np.array([1, 3]), np.array([0, 2]))
-    assert rows.of(white, black).tolist() == [1, 3, 4, 6]
-    assert rows.of(black, white).tolist() == [5, 7, 0, 2]
-    assert rows.scores().tolist() == [0.5, 1.0, 0.0, 1.0]
+    event, start = np.array([10, 11, 12, 13]), np.array([0.0, 1.0, 2.0, 3.0])
+    rows = _NewRows(
+        white, black, score, event, start, np.array([1, 3]), np.array([0, 2])
+    )
+    player, opp, row_score, row_event, row_start = rows.fields(True)
+    assert player.tolist() == [1, 3, 4, 6]
+    assert opp.tolist() == [5, 7, 0, 2]
+    assert row_score.tolist() == [0.5, 1.0, 0.0, 1.0]
+    assert row_event.tolist() == [11, 13, 10, 12]
+    assert row_start.tolist() == [1.0, 3.0, 0.0, 2.0]
+    assert rows.fields(False)[4].size == 0
     some = rows.take(np.array([1, 2]))
     assert some.on_white.tolist() == [3]
     assert some.on_black.tolist() == [0]
@@ -106,15 +115,37 @@ def test_new_rows_gather_both_sides():
 @pytest.mark.parametrize("seed", range(5))
 def test_first_event_rows_match_the_groups(seed):
     rng = np.random.default_rng(seed)
-    n = 500
-    player = rng.integers(0, 40, n)
-    event = rng.integers(0, 30, n)
-    start = rng.integers(0, 4, n).astype(float)  # even within an event
-    inv, ev_player, _, _ = _event_groups(player, event, rng.integers(0, 50, n))
+    n_games, n_players = 500, 40
+    white = rng.integers(0, n_players, n_games)
+    black = (white + 1 + rng.integers(0, n_players - 1, n_games)) % n_players
+    event = rng.integers(0, 30, n_games)
+    start = rng.integers(0, 4, n_games).astype(float)  # even within an event
+    done = rng.random(n_players) < 0.3
+    rows = _NewRows(
+        white,
+        black,
+        np.zeros(n_games),
+        event,
+        start,
+        np.flatnonzero(rng.random(n_games) < 0.5),
+        np.flatnonzero(rng.random(n_games) < 0.5),
+    )
+    player, opp, _, row_event, row_start = rows.fields(True)
+    inv, ev_player, _, _ = _event_groups(player, row_event, opp)
     ev_start = np.full(ev_player.size, np.inf)
-    np.minimum.at(ev_start, inv, start)
-    expected = _first_events(ev_player, ev_start)[inv]
-    np.testing.assert_array_equal(_first_event_rows(player, event, start, 40), expected)
+    np.minimum.at(ev_start, inv, row_start)
+    expected = (_first_events(ev_player, ev_start) & ~done[ev_player])[inv]
+    at, no_nan = _first_event_rows(
+        rows.on_white, rows.on_black, white, black, event, start, done
+    )
+    assert no_nan
+    np.testing.assert_array_equal(at, np.flatnonzero(expected))
+    # A NaN start: no rows, and the rows go by groups.
+    start[rows.on_black[0]] = np.nan
+    at, no_nan = _first_event_rows(
+        rows.on_white, rows.on_black, white, black, event, start, done
+    )
+    assert not no_nan and at.size == 0
 
 
 @pytest.mark.parametrize("seed", range(3))
@@ -135,7 +166,8 @@ def test_event_groups_agree_on_every_key_size(seed):
 
 
 @pytest.mark.parametrize("seed", range(5))
-def test_first_event_filter_matches_the_groups(seed):
+@pytest.mark.parametrize("nan_start", [False, True])
+def test_first_event_filter_matches_the_groups(seed, nan_start):
     rules = Fide().rules
     rng = np.random.default_rng(seed)
     n_players, n_games = 30, 400
@@ -144,21 +176,23 @@ def test_first_event_filter_matches_the_groups(seed):
     score = rng.choice([0.0, 0.5, 1.0], n_games, p=[0.8, 0.1, 0.1])
     event = rng.integers(0, 40, n_games)
     start = rng.integers(0, 3, n_games).astype(float)
+    if nan_start:
+        start[rng.integers(0, n_games, 5)] = np.nan
     done = rng.random(n_players) < 0.3
     # Mostly lost games: White's rows where White scored 0, Black's where 1.
     rows = _NewRows(
         white,
         black,
         score,
+        event,
+        start,
         np.flatnonzero(white < 10),
         np.flatnonzero((black < 10) & (score == 1.0)),
     )
-    player = rows.of(white, black)
     by_groups = dataclasses.replace(rules, pool_filter_first_only=False)
-    keep = _filter_events(rules, rows, player, event, start, done)
-    np.testing.assert_array_equal(
-        keep, _filter_events(by_groups, rows, player, event, start, done)
-    )
+    with np.errstate(invalid="ignore"):  # (NaN starts, by groups)
+        keep = _filter_events(rules, rows, done)
+        np.testing.assert_array_equal(keep, _filter_events(by_groups, rows, done))
     assert not keep.all()  # the zero-score first events are met
 
 
@@ -184,3 +218,23 @@ def test_expected_score_checks_players():
     state = Fide().new_state(3, day=19723)
     with pytest.raises(IndexError):
         Fide().expected_score(state, np.array([0, 3]), np.array([1, 2]))
+
+
+@jit
+def _round_each(x):
+    return np.array([_round_half_away(v) for v in x])
+
+
+def test_compiled_round_half_away_is_numpys_to_the_bit():
+    rng = np.random.default_rng(0)
+    x = np.concatenate(
+        [
+            rng.normal(0.0, 1000.0, 10_000),
+            np.round(rng.normal(0.0, 1000.0, 10_000)) / 2.0,
+            [0.0, -0.0, np.nan, np.inf, -np.inf, 0.5, -0.5, 2.5, -2.5],
+            [0.49999999999999994, -0.49999999999999994, 2.0**52 + 1, -(2.0**53)],
+        ]
+    )
+    np.testing.assert_array_equal(
+        _round_each(x).view(np.int64), round_half_away(x).view(np.int64)
+    )
