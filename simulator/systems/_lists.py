@@ -396,7 +396,7 @@ def rate_list_period(
     rows = _NewRows(
         white, black, score, event, event_start, part.pool_white, part.pool_black
     )
-    keep_rows = _filter_events(rules, rows, state.first_event_done)
+    keep_rows, fields = _filter_events(rules, rows, state.first_event_done)
     # (Empty: the opponents' ratings on the list in force.)
     opp_rating = np.empty(0) if part.opp_rating is None else part.opp_rating
 
@@ -420,18 +420,26 @@ def rate_list_period(
     sums = np.zeros((n_players, 3))
     _add_pool_rows(old_rows.player, old_rows.score, old_rows.opp_rating, sums)
     first_done = state.first_event_done.copy()
-    _add_new_rows(
-        rows.on_white,
-        rows.on_black,
-        keep_rows,
-        white,
-        black,
-        score,
-        opp_rating,
-        old,
-        sums,
-        first_done,
-    )
+    if fields is None:
+        _add_new_rows(
+            rows.on_white,
+            rows.on_black,
+            keep_rows,
+            white,
+            black,
+            score,
+            opp_rating,
+            old,
+            sums,
+            first_done,
+        )
+    else:
+        # The filter gathered every row's fields: the kept rows are read from
+        # them, not from the games again.
+        player, opp, row_score = fields
+        first_done[player] = True
+        kept = np.flatnonzero(keep_rows)
+        _add_rows_at(kept, player, opp, row_score, opp_rating, old, sums)
     idx = np.flatnonzero(candidates)
     ru = rules.initial(sums[idx, 2], sums[idx, 0], sums[idx, 1])
     new, g, published, ever_2400, ever_2300 = _new_list(
@@ -451,20 +459,31 @@ def rate_list_period(
     stay = ~published[old_rows.player]
     if not stay.all():
         old_rows = old_rows.take(stay)
-    new_rows = Pool(
-        *_pool_of_rows(
-            rows.on_white,
-            rows.on_black,
-            keep_rows,
-            published,
-            white,
-            black,
-            score,
-            opp_rating,
-            old,
-            state.period,
+    if fields is None:
+        new_rows = Pool(
+            *_pool_of_rows(
+                rows.on_white,
+                rows.on_black,
+                keep_rows,
+                published,
+                white,
+                black,
+                score,
+                opp_rating,
+                old,
+                state.period,
+            )
         )
-    )
+    else:
+        at = kept[~published[player[kept]]]
+        opp_at = opp[at]
+        new_rows = Pool(
+            player[at],
+            opp_at,
+            opp_rating[at] if opp_rating.size else old[opp_at],
+            row_score[at],
+            np.full(at.size, state.period, dtype=np.intp),
+        )
     pool = old_rows.concat(new_rows) if old_rows.player.size else new_rows
 
     keep = max(rules.n_lists_kept - 1, 0)
@@ -1125,6 +1144,28 @@ def _add_new_rows(
 
 
 @jit
+def _add_rows_at(
+    at: IntArray,
+    player: IntArray,
+    opp: IntArray,
+    score: FloatArray,
+    opp_rating: FloatArray,
+    rating: FloatArray,
+    sums: FloatArray,
+) -> None:
+    """Add the new rows at ``at`` as :func:`_add_pool_rows` adds pool rows.
+
+    The rows are given by their fields; ``opp_rating`` as in
+    :func:`_add_new_rows`.
+    """
+    for i in at:
+        p = player[i]
+        sums[p, 0] += 1
+        sums[p, 1] += score[i]
+        sums[p, 2] += opp_rating[i] if opp_rating.shape[0] else rating[opp[i]]
+
+
+@jit
 def _pool_of_rows(
     on_white: IntArray,
     on_black: IntArray,
@@ -1313,10 +1354,14 @@ def _first_events(ev_player: IntArray, ev_start: FloatArray) -> BoolArray:
 
 def _filter_events(
     rules: ListRules, rows: _NewRows, first_event_done: BoolArray
-) -> BoolArray:
-    """Which new pool rows survive the system's per-event rules."""
+) -> tuple[BoolArray, tuple[IntArray, IntArray, FloatArray] | None]:
+    """Which new pool rows survive the system's per-event rules.
+
+    Also every row's player, opponent and score where the rules grouped
+    every row (None where they did not gather them).
+    """
     if rows.size == 0:
-        return np.ones(0, dtype=bool)
+        return np.ones(0, dtype=bool), None
     if rules.pool_filter_first_only:
         # Only the rows of a first event can go: group those alone.
         at, no_nan = _first_event_rows(
@@ -1333,9 +1378,9 @@ def _filter_events(
             if at.size:
                 player, opp, score, event, _ = rows.take(at).fields(False)
                 keep[at] = _filter_groups(rules, player, opp, score, event, None, None)
-            return keep
+            return keep, None
     player, opp, score, event, start = rows.fields(rules.pool_filter_reads_first)
-    return _filter_groups(
+    keep = _filter_groups(
         rules,
         player,
         opp,
@@ -1344,6 +1389,7 @@ def _filter_events(
         start if rules.pool_filter_reads_first else None,
         first_event_done,
     )
+    return keep, (player, opp, score)
 
 
 def _filter_groups(

@@ -191,8 +191,20 @@ def test_first_event_filter_matches_the_groups(seed, nan_start):
     )
     by_groups = dataclasses.replace(rules, pool_filter_first_only=False)
     with np.errstate(invalid="ignore"):  # (NaN starts, by groups)
-        keep = _filter_events(rules, rows, done)
-        np.testing.assert_array_equal(keep, _filter_events(by_groups, rows, done))
+        keep, _ = _filter_events(rules, rows, done)
+        by_groups_keep, fields = _filter_events(by_groups, rows, done)
+    np.testing.assert_array_equal(keep, by_groups_keep)
+    # The groups' rows, as the period's pool reads them.
+    assert fields is not None
+    np.testing.assert_array_equal(
+        fields[0], np.r_[white[rows.on_white], black[rows.on_black]]
+    )
+    np.testing.assert_array_equal(
+        fields[1], np.r_[black[rows.on_white], white[rows.on_black]]
+    )
+    np.testing.assert_array_equal(
+        fields[2], np.r_[score[rows.on_white], 1.0 - score[rows.on_black]]
+    )
     assert not keep.all()  # the zero-score first events are met
 
 
