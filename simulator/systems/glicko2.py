@@ -384,9 +384,18 @@ def _f(
     comes from outside: numpy's, on a whole array (see
     :func:`_new_volatility`).
     """
+    return _f_first_term(ex, delta, phi2, v) - (x - a) / tau2
+
+
+@jit
+def _f_first_term(ex: float, delta: float, phi2: float, v: float) -> float:
+    """The first term of f(x) (:func:`_f`), given ``ex = exp(x)``.
+
+    ``ex (delta^2 - phi^2 - v - ex) / (2 (phi^2 + v + ex)^2)``.
+    """
     base = phi2 + v + ex
     rest = delta * delta - phi2 - v
-    return ex * (rest - ex) / (2.0 * base * base) - (x - a) / tau2
+    return ex * (rest - ex) / (2.0 * base * base)
 
 
 @jit
@@ -512,9 +521,13 @@ def _begin(
     into ``exp_a_c``, which holds exp(a) until then. The others' stays a,
     a number already exponentiated (no new overflow warnings).
     """
+    # f(a)'s (a - a) / tau^2 is 0 / tau^2 for a finite a, and NaN, a's
+    # (a - a), otherwise: (a - a) + 0 / tau^2 is the same number, with one
+    # division fewer per player (the loop is bound by its divisions).
+    zero = 0.0 / tau2
     for i in range(a.shape[0]):
         ai, bi = a[i], b_[i]
-        fai = _f(ai, exp_a_c[i], delta[i], phi2[i], v[i], ai, tau2)
+        fai = _f_first_term(exp_a_c[i], delta[i], phi2[i], v[i]) - ((ai - ai) + zero)
         a_[i], fa[i] = ai, fai
         on = abs(bi - ai) > epsilon
         # A select, not a branch, as in _dense_step.

@@ -671,3 +671,43 @@ def test_kernel_bound_below_one_raises() -> None:
     """max_iterations < 1 leaves no room even for the bracket."""
     with pytest.raises(RuntimeError, match="no bracket"):
         new_volatility([0.06], [1.0], [1.0], [0.0], max_iterations=0)
+
+
+@pytest.mark.parametrize("tau2", [0.25, 0.0, 5e-324, np.inf])
+def test_kernel_f_of_a_is_f_bit_for_bit(seed: int, tau2: float) -> None:
+    """Step 5.3's f(A) at A = a (its (a - a) / tau^2 saved) is _f's, bit for bit.
+
+    Also for a non-finite a and for a tau^2 that underflowed to zero or
+    overflowed.
+    """
+    rng = np.random.default_rng(seed)
+    n = 200
+    sigma, phi, v, delta = kernel_cases(rng, n)
+    phi2 = np.asarray(phi) ** 2
+    a = np.log(np.asarray(sigma) ** 2)
+    odd = rng.random(n) < 0.2
+    a[odd] = rng.choice([np.nan, np.inf, -np.inf, 0.0, -0.0], odd.sum())
+    exp_a = np.exp(a)
+    b_ = a - rng.uniform(0.0, 2.0, n)
+    fb = rng.normal(0.0, 1.0, n)
+    a_, fa = np.empty(n), np.empty(n)
+    with np.errstate(all="ignore"):
+        glicko2_module._begin(
+            phi2,
+            v,
+            delta,
+            exp_a.copy(),
+            tau2,
+            EPSILON,
+            np.empty(n, np.bool_),
+            a,
+            a_,
+            b_,
+            fa,
+            fb,
+        )
+    want = [
+        glicko2_module._f(x, ex, d, p, w, x, tau2)
+        for x, ex, d, p, w in zip(a, exp_a, delta, phi2, v, strict=True)
+    ]
+    assert fa.tobytes() == np.array(want).tobytes()
