@@ -930,9 +930,11 @@ def scaling(quick: bool) -> Outcome:
     """The same replicates on one process and on two."""
     from simulator.parallel import run
 
+    # Large enough that each process's start-up (imports, loading the
+    # compiled loops: under a second) is small beside its replicates.
     n_players = 1_000 if quick else 4_000
-    years = 0.5 if quick else 2.0
-    replicates = 2
+    years = 0.5 if quick else 3.0
+    replicates = 2 if quick else 4
     config = dataclasses.replace(_e2e_config(n_players, years), replicates=replicates)
     wall: dict[int, float] = {}
     cpu: dict[int, float] = {}
