@@ -136,6 +136,20 @@ def list_day_on(day: float, months: int) -> int:
     return int(np.datetime64(start, "M").astype("datetime64[D]").astype(np.int64))
 
 
+def check_lengths(owner: str, **arrays: np.ndarray[Any, Any]) -> None:
+    """Raise ValueError unless the named arrays are 1-D and of one length.
+
+    The compiled loops read their arrays by position, without bounds checks:
+    a shorter array would be read (or written) past its end.
+    """
+    shapes = {name: array.shape for name, array in arrays.items()}
+    if len(set(shapes.values())) > 1 or any(len(s) != 1 for s in shapes.values()):
+        shown = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ValueError(
+            f"{owner}: these arrays must be 1-D and of one length; got shapes {shown}."
+        )
+
+
 def check_players_count(n_players: object) -> None:
     """Raise ``ValueError`` unless ``n_players`` is a whole number >= 0."""
     if not isinstance(n_players, int | np.integer) or isinstance(n_players, bool):

@@ -38,6 +38,7 @@ from simulator.systems._common import (
     at_most,
     check_choice,
     check_interval,
+    check_lengths,
     days_since_last,
     game_days,
     gather,
@@ -140,6 +141,8 @@ def _sums(
     game order. ``checked`` says the indices are known to lie in
     ``[0, n_players)``.
     """
+    check_lengths("Glicko-1", white=white, black=black, score=score)
+    check_lengths("Glicko-1", rating=rating, rd=rd)
     if not checked:
         _check_indices(white, black, rating.shape[0])
     # g once per player, then gathered.

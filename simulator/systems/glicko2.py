@@ -25,6 +25,7 @@ from simulator.systems._common import (
     IntArray,
     check_choice,
     check_interval,
+    check_lengths,
     initial_values,
     list_day_after,
 )
@@ -134,11 +135,25 @@ def new_volatility(
     RuntimeError
         If a player has not converged after ``max_iterations``.
     """
+    # Broadcast as numpy would, then contiguous: the compiled loops read
+    # every array by position.
+    named = {"sigma": sigma, "phi": phi, "v": v, "delta": delta}
+    floats = [np.asarray(x, dtype=np.float64) for x in named.values()]
+    try:
+        arrays = np.broadcast_arrays(*floats)
+    except ValueError:
+        shown = ", ".join(f"{k} {x.shape}" for k, x in zip(named, floats, strict=True))
+        raise ValueError(
+            f"Glicko-2 step 5: sigma, phi, v and delta do not broadcast together; "
+            f"got shapes {shown}."
+        ) from None
+    sigma, phi, v, delta = (np.ascontiguousarray(x) for x in arrays)
+    check_lengths("Glicko-2 step 5", sigma=sigma, phi=phi, v=v, delta=delta)
     return _new_volatility(
-        np.asarray(sigma, dtype=np.float64),
-        np.asarray(phi, dtype=np.float64) ** 2,
-        np.asarray(v, dtype=np.float64),
-        np.asarray(delta, dtype=np.float64),
+        sigma,
+        phi**2,
+        v,
+        delta,
         tau=tau,
         epsilon=epsilon,
         max_iterations=max_iterations,
@@ -889,12 +904,15 @@ def _rate_period(
     white = np.asarray(white, dtype=np.intp)
     black = np.asarray(black, dtype=np.intp)
     score = np.asarray(score, dtype=np.float64)
+    rd = np.asarray(rd, dtype=np.float64)
+    sigma = np.asarray(volatility, dtype=np.float64)
+    check_lengths("Glicko-2", white=white, black=black, score=score)
+    check_lengths("Glicko-2", rating=rating, rd=rd, volatility=sigma)
     n_players = rating.shape[0]
 
     # Step 2: convert to the Glicko-2 scale.
     mu = (rating - RATING) / SCALE
-    phi = np.asarray(rd, dtype=np.float64) / SCALE
-    sigma = np.asarray(volatility, dtype=np.float64)
+    phi = rd / SCALE
 
     # Step 3: each game seen from both sides against pre-period values; g once
     # per player, then gathered.

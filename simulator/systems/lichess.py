@@ -61,6 +61,7 @@ from simulator.systems._common import (
     at_most,
     check_choice,
     check_interval,
+    check_lengths,
     days_since_last,
     game_days,
     gather,
@@ -256,6 +257,8 @@ def rate_round(
     white = np.asarray(white, dtype=np.intp)
     black = np.asarray(black, dtype=np.intp)
     score = np.asarray(score, dtype=np.float64)
+    check_lengths("Lichess", white=white, black=black, score=score)
+    check_lengths("Lichess", rating=rating, rd=rd, volatility=sigma)
     player = np.concatenate([white, black])
     if (
         player.size

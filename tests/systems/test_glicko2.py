@@ -18,7 +18,9 @@ import numpy as np
 import pytest
 
 from simulator.systems import Games, make_system
+from simulator.systems import glicko as glicko1_module
 from simulator.systems import glicko2 as glicko2_module
+from simulator.systems import lichess as lichess_module
 from simulator.systems.glicko2 import (
     EPSILON,
     MAX_ITERATIONS,
@@ -711,3 +713,62 @@ def test_kernel_f_of_a_is_f_bit_for_bit(seed: int, tau2: float) -> None:
         for x, ex, d, p, w in zip(a, exp_a, delta, phi2, v, strict=True)
     ]
     assert fa.tobytes() == np.array(want).tobytes()
+
+
+# --- mismatched lengths ---------------------------------------------------------
+# The compiled loops read their arrays by position without bounds checks, so
+# the public functions must refuse arrays of different lengths (before, numpy
+# raised on its own; a compiled loop would read, or write, past the end).
+
+_R, _RD = [1500.0, 1400.0, 1550.0, 1700.0], [200.0, 30.0, 100.0, 300.0]
+
+
+@pytest.mark.parametrize(
+    ("call", "names"),
+    [
+        (
+            lambda: glicko1_module.rate_period(_R, _RD, [0, 0, 0], [1, 2], [1, 0, 0]),
+            "black",
+        ),
+        (lambda: glicko1_module.rate_period(_R, _RD[:3], [0], [1], [1]), "rd"),
+        (
+            lambda: glicko1_module.estimated_variance(_R, _RD, [0, 0, 0], [1, 2]),
+            "black",
+        ),
+        (
+            lambda: glicko2_module.rate_period(
+                _R, _RD, [0.06] * 4, [0, 0], [1, 2], [1]
+            ),
+            "score",
+        ),
+        (
+            lambda: glicko2_module.rate_period(_R, _RD, [0.06] * 3, [0], [1], [1]),
+            "volatility",
+        ),
+        (
+            lambda: lichess_module.rate_round(_R, _RD, [0.06] * 4, [0, 1], [2], [1, 0]),
+            "black",
+        ),
+        (
+            lambda: lichess_module.rate_round(_R, _RD, [0.06] * 4, [0], [2], [1, 0]),
+            "score",
+        ),
+        (
+            lambda: glicko2_module.new_volatility(
+                [0.06] * 3, [1.0] * 2, [1.0] * 3, [0.1] * 3
+            ),
+            "phi",
+        ),
+    ],
+)
+def test_mismatched_lengths_are_refused(call, names):
+    with pytest.raises(ValueError, match=names):
+        call()
+
+
+def test_new_volatility_broadcasts_as_numpy_does():
+    both = glicko2_module.new_volatility([0.06, 0.05], [1.0], [1.0, 1.0], [0.1, 0.1])
+    each = [
+        glicko2_module.new_volatility([s], [1.0], [1.0], [0.1])[0] for s in (0.06, 0.05)
+    ]
+    np.testing.assert_array_equal(both, each)
