@@ -14,11 +14,10 @@ The settings, and why:
   helper or a constant imported from another module and changed there
   leaves the callers' cached code stale (a known numba limitation). So a compiled
   function should call compiled helpers, and read constants, from its own
-  module. The exceptions today: Lichess's and Glicko-1's kernels call
-  ``_common``'s ``at_least``, ``at_most`` and ``within``, and Lichess's read
-  ``glicko2``'s ``SCALE`` and ``GLICKO2_CENTRE``; after changing those,
-  delete the cache (``find simulator -name '*.nb[ic]' -delete``). A fresh
-  clone or install (CI, pip) has no stale cache.
+  module. The one exception: Lichess's kernels read ``glicko2``'s ``SCALE``
+  and ``RATING``, constants of the paper; after changing anything of the
+  kind, delete the cache (``find simulator -name '*.nb[ic]' -delete``). A
+  fresh clone or install (CI, pip) has no stale cache.
 - ``nogil=True``: threads (a Dask worker's) can run compiled loops side by side.
 - No ``fastmath``: IEEE arithmetic in the written order, with no fused
   multiply-adds, so a compiled loop gives the same bits as numpy doing the same

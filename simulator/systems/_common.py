@@ -6,7 +6,6 @@ system lives in that system's module.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -387,24 +386,6 @@ def scatter(values: FloatArray, index: IntArray, out: FloatArray) -> None:
     """``out[index] = values`` for valid indices (unchecked), as :func:`gather`."""
     for i in range(index.shape[0]):
         out[index[i]] = values[i]
-
-
-@jit
-def at_least(x: float, low: float) -> float:
-    """``np.maximum`` of two numbers: NaN stays NaN."""
-    return x if x >= low or math.isnan(x) else low
-
-
-@jit
-def at_most(x: float, high: float) -> float:
-    """``np.minimum`` of two numbers: NaN stays NaN."""
-    return x if x <= high or math.isnan(x) else high
-
-
-@jit
-def within(x: float, low: float, high: float) -> float:
-    """``np.clip`` of a number: NaN stays NaN."""
-    return at_most(at_least(x, low), high)
 
 
 def round_arrays(

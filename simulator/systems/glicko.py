@@ -35,7 +35,6 @@ from simulator.systems._common import (
     FloatArray,
     Games,
     IntArray,
-    at_most,
     check_choice,
     check_interval,
     check_lengths,
@@ -520,6 +519,17 @@ _PI2 = np.pi**2
 _G3 = 3.0 * Q * Q
 
 
+# numpy's minimum of two numbers, for the compiled loop below. It lives
+# here, not in _common, because numba checks a cached function against its
+# own module's file only (see simulator._jit).
+
+
+@jit
+def _at_most(x: float, high: float) -> float:
+    """``np.minimum`` of two numbers: NaN stays NaN."""
+    return x if x <= high or math.isnan(x) else high
+
+
 @jit
 def _before_game(
     days: FloatArray,
@@ -549,8 +559,8 @@ def _before_game(
         elapsed = day - e[i]
         late |= elapsed < 0
         t = 0.0 if math.isnan(elapsed) else elapsed
-        grown = at_most(math.sqrt(rd[i] * rd[i] + t * periods_per_day * c2), max_rd)
-        rd[i] = at_most(math.sqrt(grown * grown), max_rd)
+        grown = _at_most(math.sqrt(rd[i] * rd[i] + t * periods_per_day * c2), max_rd)
+        rd[i] = _at_most(math.sqrt(grown * grown), max_rd)
         g_opp[i + k if i < k else i - k] = 1.0 / math.sqrt(
             1.0 + _G3 * rd[i] * rd[i] / _PI2
         )

@@ -57,8 +57,6 @@ from simulator.systems._common import (
     Games,
     IntArray,
     _disjoint,
-    at_least,
-    at_most,
     check_choice,
     check_interval,
     check_lengths,
@@ -71,7 +69,6 @@ from simulator.systems._common import (
     round_arrays,
     round_counts,
     scatter,
-    within,
 )
 from simulator.systems.glicko2 import (
     EPSILON,
@@ -354,6 +351,29 @@ def _steps_3_to_5(
 
 #: pi^2, of g (Glicko-2 step 3).
 _PI2 = np.pi**2
+
+
+# numpy's maximum, minimum and clip of two numbers, for the compiled loops
+# below. They live here, not in _common, because numba checks a cached
+# function against its own module's file only (see simulator._jit).
+
+
+@jit
+def _at_least(x: float, low: float) -> float:
+    """``np.maximum`` of two numbers: NaN stays NaN."""
+    return x if x >= low or math.isnan(x) else low
+
+
+@jit
+def _at_most(x: float, high: float) -> float:
+    """``np.minimum`` of two numbers: NaN stays NaN."""
+    return x if x <= high or math.isnan(x) else high
+
+
+@jit
+def _within(x: float, low: float, high: float) -> float:
+    """``np.clip`` of a number: NaN stays NaN."""
+    return _at_most(_at_least(x, low), high)
 
 
 @jit
@@ -898,11 +918,11 @@ def _clamped_and_grown(
     """
     periods_per_day, min_rating, min_rd, max_rd, max_volatility = limits
     elapsed = 0.0 if math.isnan(elapsed) else elapsed
-    sigma = at_most(volatility, max_volatility)
+    sigma = _at_most(volatility, max_volatility)
     t = elapsed * periods_per_day * sigma * sigma
-    phi = within(rd, min_rd, max_rd) / SCALE
-    grown = within(SCALE * math.sqrt(phi * phi + t), min_rd, max_rd)
-    return at_least(rating, min_rating), grown, sigma, elapsed
+    phi = _within(rd, min_rd, max_rd) / SCALE
+    grown = _within(SCALE * math.sqrt(phi * phi + t), min_rd, max_rd)
+    return _at_least(rating, min_rating), grown, sigma, elapsed
 
 
 @jit
@@ -935,12 +955,12 @@ def _after_game(
     for i in range(mu.shape[0]):
         r, rd = _rating_and_rd(mu[i], phi2[i], v[i], gain[i])
         s = s1[i]
-        r0 = at_least(stored[i], min_rating)
+        r0 = _at_least(stored[i], min_rating)
         # A select, not a branch: half the players gain, at random.
         r = r + (r - r0) * (factor - 1.0) if r > r0 else r
-        r = within(r, stored[i] - max_rating_delta, stored[i] + max_rating_delta)
+        r = _within(r, stored[i] - max_rating_delta, stored[i] + max_rating_delta)
         if not (0 < r < SANE_RATING and 0 < rd < SANE_RD and 0 < s < sane_volatility):
             r, rd, s = initial
-        mu[i] = at_least(r, min_rating)
-        phi2[i] = within(rd, min_rd, max_rd)
-        s1[i] = at_most(s, max_volatility)
+        mu[i] = _at_least(r, min_rating)
+        phi2[i] = _within(rd, min_rd, max_rd)
+        s1[i] = _at_most(s, max_volatility)
