@@ -95,9 +95,18 @@ class _World:
     in distribution, as moving everyone every day (``population.advance``:
     the steps add up), for a fraction of the work. The strengths move in place
     (:class:`Strengths`); a :class:`Population` of them is made when asked for.
+
+    Attributes
+    ----------
+    drawn : Population
+        The players as drawn: every field but the true strengths (and their
+        day) is theirs for the whole run, so a reader of those fields alone
+        (activity, arrival, departure) reads them here, not from a
+        :attr:`population` rebuilt after the strengths moved.
     """
 
     def __init__(self, population: Population) -> None:
+        self.drawn = population
         self._strengths = Strengths(population)
         self._population: Population | None = population
 
@@ -242,7 +251,7 @@ class _Arena:
 
     def start_events(self, world: _World, day: int, rng: np.random.Generator) -> None:
         """Once a week: players enter OTB events by their activity."""
-        population = world.population
+        population = world.drawn
         sched = self.schedule
         # An entrant must still be in the pool on the last day an event that
         # starts this week can last (it starts within 6 days), so that no one
@@ -402,7 +411,7 @@ class _Arena:
         self.otb_rounds = [(d, g) for d, g in self.otb_rounds if d >= oldest]
 
     def _play_pool_day(self, world: _World, day: int, rng: np.random.Generator) -> None:
-        population = world.population
+        population = world.drawn
         sched = self.schedule
         present = np.flatnonzero(self.in_arena & active(population, day))
         per_day = (
