@@ -42,6 +42,7 @@ event by event; the pairing of small events runs as compiled loops (numba).
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from operator import attrgetter
 from typing import Any, NamedTuple, Self
@@ -1811,7 +1812,18 @@ class _SwissBatch:
             self.key_start,
             self.ctx.had_bye,
             self.mate,
-        ):  # pragma: no cover - would be a bug in this module
+        ):
+            # A bug in the compiled loops: the event-by-event path still pairs
+            # the batch right, but say so, or the bug would only show as
+            # slower runs.
+            warnings.warn(
+                "Internal error in the compiled pairing of a batch of Swiss "
+                "events: a matching broke the pairing contract. The batch is "
+                "paired event by event instead; please report this.",
+                RuntimeWarning,
+                # check <- match <- pair_swiss_rounds <- its caller.
+                stacklevel=4,
+            )
             raise _Fallback
 
     def rounds(self, lots: IntArray) -> list[Round]:

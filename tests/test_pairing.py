@@ -713,6 +713,28 @@ def test_swiss_batch_check_catches_broken_matchings():
     assert broken(0, [(had_bye, 5), (w1, w2), (b1, b2)])  # A second bye.
 
 
+def test_swiss_batch_broken_by_a_bug_warns_and_pairs_event_by_event(
+    monkeypatch: pytest.MonkeyPatch,
+):
+    """A batch failing its contract check (a bug) warns, then pairs one by one."""
+    rng = np.random.default_rng(6)
+    states = [swiss_start(np.arange(n), rng.normal(1800.0, 200.0, n)) for n in (5, 8)]
+    twin = np.random.default_rng()
+    twin.bit_generator.state = rng.bit_generator.state
+    calls: list[object] = []
+
+    def broken(*args: object) -> bool:
+        calls.append(args)
+        return True
+
+    monkeypatch.setattr(pairing, "_broken_matching", broken)
+    with pytest.warns(RuntimeWarning, match="Internal error.*event by event"):
+        got = pair_swiss_rounds(states, rng)
+    assert len(calls) == 1
+    _assert_same_rounds(got, [pair_swiss_round(s, twin) for s in states])
+    assert rng.bit_generator.state == twin.bit_generator.state
+
+
 def test_swiss_batch_handles_large_and_empty_fields():
     """Fields over the batched size, fields with everyone absent, and none at all."""
     rng = np.random.default_rng(5)
