@@ -1508,7 +1508,8 @@ def _sum(x: FloatArray, shift: float, term: int) -> float:
     """``np.sum`` of the terms ``x - shift`` (or their squares or magnitudes).
 
     numpy's ``pairwise_sum``, as ``np.add.reduce`` runs it over a contiguous
-    array, step by step: fewer than 8 terms are added in turn; up to 128 with
+    array (numpy 2.3 on; older versions restart it every 8,192 terms), step
+    by step: fewer than 8 terms are added in turn; up to 128 with
     eight accumulators, combined as a tree, then the rest in turn; more are
     split in two at a multiple of 8 below the half and the halves' sums added.
     The reduction adds the result to the identity, 0. The same additions in
