@@ -26,6 +26,24 @@ The settings, and why:
   match numpy leave them to numpy.
 - ``error_model="numpy"``: a division by zero gives inf or NaN, as in numpy,
   instead of raising.
+
+With an empty cache, compiling takes most of a run's time. Two rules keep
+it down:
+
+- One type per argument. numba compiles a function once per combination of
+  argument types (an array's include its layout and write flag), and a call
+  from compiled code types a constant int or bool by its value
+  (``Literal[int](0)``), a tuple by its length and values, and at first even
+  a counter set to ``0`` before a loop increments it. So compiled code passes
+  module-level numpy arrays rather than tuples (constants of one type
+  whatever they hold) and :func:`unliteral` constants rather than bare ints
+  and bools, and Python code passes floats where an int may come instead
+  (``float(cap)``).
+- No array assigned to a slice (``a[i:j] = b``) and no strings: either
+  compiles numba's string machinery (for the message on mismatched shapes),
+  which takes seconds; a loop copies as fast. Loops are also cheaper to
+  compile than numpy functions such as ``np.append``, ``np.bincount`` or
+  ``.min()`` (a few tenths of a second each), where they read as well.
 """
 
 from __future__ import annotations
@@ -34,10 +52,12 @@ from collections.abc import Callable
 from typing import Any, TypeVar, cast
 
 import numba
+import numpy as np
 
-__all__ = ["jit"]
+__all__ = ["jit", "unliteral"]
 
 F = TypeVar("F", bound=Callable[..., Any])
+T = TypeVar("T")
 
 
 def jit(func: F) -> F:
@@ -55,3 +75,17 @@ def jit(func: F) -> F:
         The compiled function, with ``func``'s signature for type checkers.
     """
     return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy")(func))
+
+
+def unliteral(value: T) -> T:
+    """``value`` (an int, float or bool) as a numpy scalar of its kind.
+
+    For module-level constants that compiled code passes to compiled
+    functions: numba types a numpy scalar by its type (``int64``), where it
+    types an int or bool by its value (``Literal[int](0)``) and compiles the
+    callee once per value (see above).
+
+    >>> unliteral(0).dtype, unliteral(False).dtype
+    (dtype('int64'), dtype('bool'))
+    """
+    return cast(T, np.asarray(value)[()])

@@ -43,7 +43,7 @@ import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 from scipy import stats
 
-from simulator._jit import jit
+from simulator._jit import jit, unliteral
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
 
@@ -1251,7 +1251,10 @@ def _order_of_keys(
             end += 1
         if end - first > 16:
             run = order[first:end].copy()
-            order[first:end] = run[np.argsort(x[run])]
+            # Element by element: an array assigned to a slice takes seconds
+            # to compile (see simulator._jit).
+            for k, i in enumerate(np.argsort(x[run])):
+                order[first + k] = run[i]
         else:
             for i in range(first + 1, end):  # insertion sort
                 j = order[i]
@@ -1283,11 +1286,18 @@ def _whole_in_short_range(x: FloatArray) -> bool:
 @jit
 def _ranks_by_counting(x: FloatArray) -> FloatArray:
     """Average ranks of whole numbers in a short range, from their counts."""
-    low = x.min()
+    # Loops rather than x.min() and np.bincount, which are slow to compile.
+    low = x[0]
+    for v in x:
+        low = min(low, v)
     value = np.empty(x.shape[0], dtype=np.intp)
+    top = 0
     for i in range(x.shape[0]):
         value[i] = int(x[i] - low)
-    counts = np.bincount(value)
+        top = max(top, value[i])
+    counts = np.zeros(top + 1, dtype=np.intp)
+    for v in value:
+        counts[v] += 1
     tied = np.empty(counts.shape[0])
     below = 0
     for v in range(counts.shape[0]):
@@ -1500,7 +1510,8 @@ def _std(x: FloatArray) -> float:
 
 
 #: Terms of :func:`_sum`: ``x - shift``, its square, its magnitude.
-_PLAIN, _SQUARED, _ABSOLUTE = 0, 1, 2
+#: (Not literal ints, by which numba would compile :func:`_sum` once per term.)
+_PLAIN, _SQUARED, _ABSOLUTE = unliteral(0), unliteral(1), unliteral(2)
 
 
 @jit

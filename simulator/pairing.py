@@ -50,7 +50,7 @@ from typing import Any, NamedTuple, Self
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from simulator._jit import jit
+from simulator._jit import jit, unliteral
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
 
@@ -96,8 +96,6 @@ _LEGAL_SHIFTS = (0, 1, -1, 2, -2, 3, -3, 4, -4, 5, -5, 6, -6, 7, -7, 8, -8)
 # Radii (in places of the ranked list) of the augmenting-path windows.
 _GROUP_RADII = (8, 32, 128)
 _FINAL_RADII = (16, 64, 256, 1024, 4096)
-# The compiled loops of a batch of events try the first window alone.
-_FIRST_FINAL_RADIUS = _FINAL_RADII[:1]
 # Largest window of the exact matcher (a dense boolean matrix of this side),
 # and of the short repairs inside a bracket.
 _MAX_WINDOW = 6_000
@@ -110,6 +108,17 @@ _MAX_TABLE = 1 << 24
 _MAX_LOOKUP = 1 << 24
 # Legality levels of a pairing.
 _LOOSE, _STRICT, _PREFER = 0, 1, 2
+# Constants as the compiled loops pass them: module-level arrays and numpy
+# scalars, not tuples, ints and bools, which numba types by their values and
+# so compiles a helper once per value passed (see simulator._jit). The
+# compiled loops of a batch of events try the first final window alone.
+_PREFERENCE_SHIFTS_AT = np.array(_PREFERENCE_SHIFTS, dtype=np.intp)
+_LEGAL_SHIFTS_AT = np.array(_LEGAL_SHIFTS, dtype=np.intp)
+_GROUP_RADII_AT = np.array(_GROUP_RADII, dtype=np.intp)
+_FIRST_FINAL_RADIUS_AT = np.array(_FINAL_RADII[:1], dtype=np.intp)
+_MAX_WINDOW_AT = unliteral(_MAX_WINDOW)
+_MAX_LOCAL_WINDOW_AT = unliteral(_MAX_LOCAL_WINDOW)
+_ZERO, _NOBODY, _FALSE = unliteral(0), unliteral(-1), unliteral(False)
 
 
 class Round(NamedTuple):
@@ -1127,7 +1136,7 @@ def _pair_in_order_at(
     b: IntArray,
     n_b: int,
     ok: BoolArray,
-    shifts: tuple[int, ...],
+    shifts: IntArray,
     mate: IntArray,
 ) -> tuple[int, int]:
     """:func:`_pair_in_order` of ``a[:n_a]`` and ``b[:n_b]``, pairing in ``mate``.
@@ -1198,24 +1207,34 @@ def _greedy_group_at(
     h = m // 2
     # The lists below, in one allocation: the halves, a colour class of
     # each, and the three classes of step 4.
-    s1, s2, c1, c2, must_w, must_b, flex = np.empty((7, m), dtype=np.intp)
-    s1[:h] = group[:h]
-    s2[: m - h] = group[h:]
+    # (Rows taken by index, not by unpacking: numba types those as
+    # contiguous, like the other callers' arrays, so the helpers compile once.)
+    lists = np.empty((7, m), dtype=np.intp)
+    s1, s2, c1, c2 = lists[0], lists[1], lists[2], lists[3]
+    must_w, must_b, flex = lists[4], lists[5], lists[6]
+    # Element by element: an array assigned to a slice takes seconds to
+    # compile (see simulator._jit).
+    for i in range(h):
+        s1[i] = group[i]
+    for i in range(m - h):
+        s2[i] = group[h + i]
     n1, n2 = h, m - h
     # Step 1: opposite colour preferences (the top half's Black first, which
     # players without a preference join), absolute preferences first.
     for colour in (BLACK, WHITE):
         k1 = _preference_class(s1, n1, colour, colour == BLACK, pref, strength, c1)
         k2 = _preference_class(s2, n2, -colour, colour == BLACK, pref, strength, c2)
-        _pair_in_order_at(c1, k1, c2, k2, strict, _PREFERENCE_SHIFTS, mate)
+        _pair_in_order_at(c1, k1, c2, k2, strict, _PREFERENCE_SHIFTS_AT, mate)
         n1 = _unpaired(s1, n1, mate)
         n2 = _unpaired(s2, n2, mate)
     # Steps 2 and 3: compatible preferences, then any legal pairing.
-    n1, n2 = _pair_in_order_at(s1, n1, s2, n2, prefer, _PREFERENCE_SHIFTS, mate)
-    n1, n2 = _pair_in_order_at(s1, n1, s2, n2, strict, _LEGAL_SHIFTS, mate)
+    n1, n2 = _pair_in_order_at(s1, n1, s2, n2, prefer, _PREFERENCE_SHIFTS_AT, mate)
+    n1, n2 = _pair_in_order_at(s1, n1, s2, n2, strict, _LEGAL_SHIFTS_AT, mate)
     # Step 4: whoever is left (in ranking order: the top half's, then the
     # bottom half's), by the colours they may take.
-    n_w = n_b = n_f = 0
+    # Not literal zeros: numba would compile _pair_in_order_at for a literal 0
+    # too, typing the calls below before the increments.
+    n_w = n_b = n_f = _ZERO
     for k in range(n1 + n2):
         p = s1[k] if k < n1 else s2[k - n1]
         if allow_white[p] and allow_black[p]:
@@ -1227,14 +1246,14 @@ def _greedy_group_at(
         elif allow_black[p]:
             must_b[n_b] = p
             n_b += 1
-    n_w, n_b = _pair_in_order_at(must_w, n_w, must_b, n_b, strict, _LEGAL_SHIFTS, mate)
-    n_w, n_f = _pair_in_order_at(must_w, n_w, flex, n_f, strict, _LEGAL_SHIFTS, mate)
-    n_b, n_f = _pair_in_order_at(must_b, n_b, flex, n_f, strict, _LEGAL_SHIFTS, mate)
+    shifts = _LEGAL_SHIFTS_AT
+    n_w, n_b = _pair_in_order_at(must_w, n_w, must_b, n_b, strict, shifts, mate)
+    n_w, n_f = _pair_in_order_at(must_w, n_w, flex, n_f, strict, shifts, mate)
+    n_b, n_f = _pair_in_order_at(must_b, n_b, flex, n_f, strict, shifts, mate)
     # The two halves are compacted each within its own part of ``flex``.
     half = n_f // 2
-    _pair_in_order_at(
-        flex[:half], half, flex[half:n_f], n_f - half, strict, _LEGAL_SHIFTS, mate
-    )
+    rest = n_f - half
+    _pair_in_order_at(flex[:half], half, flex[half:n_f], rest, strict, shifts, mate)
 
 
 @jit
@@ -1284,14 +1303,16 @@ def _quick_augment_at(
     """:func:`_quick_augment` over ``window``'s vertices, in place."""
     w = window.shape[0]
     free = local < 0
-    n_free = np.count_nonzero(free)
+    n_free = 0  # Counted by hand: np.count_nonzero is slow to compile.
+    for x in range(w):
+        n_free += free[x]
     # A free x takes the nearest free neighbour (the lower on a tie).
     for x in range(w):
         if n_free <= target:
             return
         if not free[x]:
             continue
-        y = _nearest(x, window, free, -1, adj)
+        y = _nearest(x, window, free, _NOBODY, adj)
         if y >= 0:
             local[x], local[y] = y, x
             free[x] = free[y] = False
@@ -1377,7 +1398,7 @@ def _n_unpaired(players: IntArray, mate: IntArray) -> int:
 def _repair_at(
     seq: IntArray,
     mate: IntArray,
-    radii: tuple[int, ...],
+    radii: IntArray,
     with_bye: bool,
     target: int,
     max_window: int,
@@ -1457,19 +1478,31 @@ def _match_event(
         forced = max(2 * n_need_w - size, 2 * n_need_b - size, size % 2)
         if _n_unpaired(group, mate) > forced:
             _repair_at(
-                group, mate, _GROUP_RADII, False, size % 2, _MAX_LOCAL_WINDOW, strict
+                group,
+                mate,
+                _GROUP_RADII_AT,
+                _FALSE,
+                size % 2,
+                _MAX_LOCAL_WINDOW_AT,
+                strict,
             )
         n_floaters = _unpaired(bracket, size, mate)
     # Step 5, its first window: short augmenting paths, which nearly always
     # pair everyone; the exact search is left to _final_repair.
     if n_floaters == 0:
         return _PAIRED
-    seq = np.append(ranked, bye_vertex) if odd else ranked
+    seq = ranked
+    if odd:  # The bye vertex last, by hand: np.append is slow to compile.
+        seq = np.empty(m + 1, dtype=np.intp)
+        for k in range(m):
+            seq[k] = ranked[k]
+        seq[m] = bye_vertex
     before = mate.copy()
-    _repair_at(seq, mate, _FIRST_FINAL_RADIUS, odd, 0, _MAX_WINDOW, strict)
+    _repair_at(seq, mate, _FIRST_FINAL_RADIUS_AT, odd, _ZERO, _MAX_WINDOW_AT, strict)
     if _n_unpaired(seq, mate) == 0:
         return _PAIRED
-    mate[:] = before
+    for v in range(mate.shape[0]):  # Not mate[:] = before (see simulator._jit).
+        mate[v] = before[v]
     return _SHORT
 
 

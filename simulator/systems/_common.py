@@ -485,9 +485,15 @@ def _disjoint(white: IntArray, black: IntArray) -> bool:
     O(n), no sort: mark every player named, stopping at one named twice.
     False for negative indices, which are left to the general path.
     """
-    if min(white.min(), black.min()) < 0:
+    # The bounds by loops: .min() and .max() are slow to compile.
+    low = high = white[0]
+    for p in white:
+        low, high = min(low, p), max(high, p)
+    for p in black:
+        low, high = min(low, p), max(high, p)
+    if low < 0:
         return False
-    seen = np.zeros(max(white.max(), black.max()) + 1, dtype=np.bool_)
+    seen = np.zeros(high + 1, dtype=np.bool_)
     return _mark_once(white, seen) and _mark_once(black, seen)
 
 

@@ -298,11 +298,12 @@ def _sides_expected(
             np.concatenate([r_white, r_black]),
             np.concatenate([r_black, r_white]),
         )
+    # float(): an int from a config would compile the kernel again.
     return _sides_by_table(
         r_white,
         r_black,
-        np.inf if rules.cap is None else rules.cap,
-        np.nan if rules.exempt_from is None else rules.exempt_from,
+        np.inf if rules.cap is None else float(rules.cap),
+        np.nan if rules.exempt_from is None else float(rules.exempt_from),
         _PD_BY_D,
     )
 
@@ -891,7 +892,7 @@ def _rate_by_table(
         return None
     exempt_from = np.nan
     if rules.cap is not None and rules.exempt_from is not None:
-        exempt_from = rules.exempt_from
+        exempt_from = float(rules.exempt_from)
     low, high, whole, any_exempt = _list_scan(rating, exempt_from)
     # Rated players too far apart, or a rating not a whole number: no table
     # by difference.
@@ -907,7 +908,7 @@ def _rate_by_table(
     n_sub = 4 if any_exempt else 1
     block = n_sub * width
     code_w, code_b = _player_codes(
-        rating, low, half, block, exempt_from, width if any_exempt else 0.0
+        rating, low, half, block, exempt_from, float(width) if any_exempt else 0.0
     )
 
     # PD of each side by D, as _sides_expected reads it: the capped
@@ -1538,13 +1539,14 @@ class ListSystem:
         pred = self.unrated_prediction
         rules = self.rules
         if rules.expectation == "table" and w.ndim == 1 and b.shape == w.shape:
+            # float(): an int from a config would compile the kernel again.
             return _expected_by_table(
                 state.rating,
                 w,
                 b,
                 pred,
-                np.inf if rules.cap is None else rules.cap,
-                np.nan if rules.exempt_from is None else rules.exempt_from,
+                np.inf if rules.cap is None else float(rules.cap),
+                np.nan if rules.exempt_from is None else float(rules.exempt_from),
                 _PD_BY_D,
             )
         # The games' players only, as a round is often far smaller than the
