@@ -41,7 +41,6 @@ from functools import partial
 import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
-from scipy import stats
 
 from simulator._jit import jit, unliteral
 from simulator._types import BoolArray, FloatArray, IntArray
@@ -1607,6 +1606,10 @@ def _aggregate(
     frames: Sequence[pd.DataFrame], keys: list[str], confidence: float
 ) -> pd.DataFrame:
     """Mean of every figure column over replicates with a Student-t interval."""
+    # Imported here: scipy.stats takes 0.4 s to import, which every process
+    # (a CLI call, a worker) would pay for this one function.
+    from scipy import stats
+
     stacked = pd.concat(list(frames), ignore_index=True)
     values = [c for c in stacked.columns if c not in keys]
     grouped = stacked.groupby(keys, sort=False, dropna=False)

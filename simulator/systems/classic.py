@@ -15,8 +15,6 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.sparse import coo_matrix
-from scipy.sparse.csgraph import connected_components
 
 from simulator._validate import check_choice, check_interval
 from simulator.systems._common import (
@@ -132,6 +130,11 @@ def national_start_values(
     ...     np.array([True, True, False, False])).round(1).tolist()[:2]
     [1775.0, 1775.0]
     """
+    # Imported here, not at the top: scipy.sparse takes 0.2 s to import,
+    # which every process importing the systems would pay.
+    from scipy.sparse import coo_matrix
+    from scipy.sparse.csgraph import connected_components
+
     unrated = np.asarray(unrated, dtype=bool)
     n = np.bincount(player, minlength=n_players).astype(np.float64)
     points = player_sum(player, score, n_players)
