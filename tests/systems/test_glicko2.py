@@ -442,13 +442,20 @@ def test_blocks_change_no_bit(seed: int, monkeypatch: pytest.MonkeyPatch) -> Non
             assert got.tobytes() == want.tobytes()
 
 
-def test_step3_sums_are_numpy_formulas_bit_for_bit(seed: int) -> None:
+@pytest.mark.parametrize("block", [64, 1000, None])
+def test_step3_sums_are_numpy_formulas_bit_for_bit(
+    seed: int, block: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Step 3's compiled sums equal numpy's formulas over both colours, bit for bit.
 
     The reference is the spec written plainly: every side's terms from
     :func:`expected` and :func:`g`, summed by ``np.bincount`` over White's
-    sides then Black's.
+    sides then Black's. Blocks of games smaller than the period (a last
+    one shorter) must not change a bit: Black's sides of every block come
+    after White's of all.
     """
+    if block is not None:
+        monkeypatch.setattr(glicko2_module, "_GAMES_BLOCK", block)
     rating, rd, _, white, black, score = random_period(
         np.random.default_rng(seed), 300, 3000
     )
