@@ -480,13 +480,15 @@ def rate_in_rounds(
 
 @jit
 def _disjoint(white: IntArray, black: IntArray) -> bool:
-    """Whether non-empty ``white`` and ``black`` name every player at most once.
+    """Whether ``white`` and ``black`` name every player at most once.
 
     O(n), no sort: mark every player named, stopping at one named twice.
     False for negative indices, which are left to the general path.
     """
+    if white.shape[0] == 0 and black.shape[0] == 0:
+        return True
     # The bounds by loops: .min() and .max() are slow to compile.
-    low = high = white[0]
+    low = high = white[0] if white.shape[0] else black[0]
     for p in white:
         low, high = min(low, p), max(high, p)
     for p in black:

@@ -727,20 +727,19 @@ def _side_sums(
     ``x_j`` and ``g`` (from ``g_player``) the opponent's and ``s`` the
     side's score. The indices must be valid (they are not checked).
 
-    The sums add the terms as ``np.add.at`` (or a ``np.bincount`` over both
-    colours) adds them: White's sides first, then Black's, each in game
-    order, so the rounding of the sums is fixed. A block of
-    :data:`_GAMES_BLOCK` games (its buffers stay in the CPU's cache) is two
-    compiled loops around numpy's ``np.exp`` (or ``np.power``), which must
-    stay numpy's: the C library's that a compiled loop would call differs
-    from it in the last bit for a few inputs. The first loop reads both
-    players of each game and gives both sides' exponents and opponents' g;
-    the second adds White's terms to the sums and keeps Black's, which a
-    last loop adds once every White side is in.
+    A block of games is two compiled loops around numpy's ``np.exp`` (or
+    ``np.power``), which must stay numpy's: the C library's that a compiled
+    loop would call differs from it in the last bit for a few inputs. The
+    first loop gathers the sides' exponents and opponents' g; the second
+    adds the terms into the sums, one side after another, as ``np.add.at``
+    (or a ``np.bincount`` over both colours) adds them: White's sides
+    first, then Black's, each in game order, so the rounding of the sums is
+    fixed. The blocks, of :data:`_GAMES_BLOCK` games, keep the loops'
+    buffers in the CPU's cache and mapped.
 
     The loops' time goes to reading and writing players at random, one
     cache line each: so a player's value and g sit side by side, and so do
-    its sums and count, and each game's players are read once.
+    its sums and count.
     """
     n_players = values.shape[0]
     n = white.shape[0]
@@ -748,27 +747,24 @@ def _side_sums(
     # Each player's sums and count; the fourth column pads a row to 32
     # bytes, so that no row straddles two cache lines.
     sums = np.zeros((n_players, 4))
-    # Black's terms of every game, added after White's.
-    black_terms = np.empty((n, 2))
     size = min(n, _GAMES_BLOCK)
-    # A block's White sides, then its Black sides.
-    power, g_opp = np.empty(2 * size), np.empty(2 * size)
+    power, g_opp = np.empty(size), np.empty(size)
     # 10 ** x with 10 in an array, not a scalar: numpy's power then reads the
     # base contiguously, which is twice as fast, and computes the same
     # function (SVML's pow where numpy has it, else libm's) either way.
-    bases = None if base is None else np.full(2 * size, base)
-    for start in range(0, n, _GAMES_BLOCK):
-        games = slice(start, start + _GAMES_BLOCK)
-        m = min(_GAMES_BLOCK, n - start)
-        p, g_o = power[: 2 * m], g_opp[: 2 * m]
-        w, b = white[games], black[games]
-        _exponents(player, w, b, scale, p, g_o)
-        if bases is None:
-            np.exp(p, out=p)
-        else:
-            np.power(bases[: 2 * m], p, out=p)
-        _add_whites(p, g_o, w, score[games], sums, black_terms[games])
-    _add_blacks(black, black_terms, sums)
+    bases = None if base is None else np.full(size, base)
+    for black_side in (False, True):
+        for start in range(0, n, _GAMES_BLOCK):
+            games = slice(start, start + _GAMES_BLOCK)
+            m = min(_GAMES_BLOCK, n - start)
+            p, g_o = power[:m], g_opp[:m]
+            w, b = white[games], black[games]
+            _exponents(player, w, b, black_side, scale, p, g_o)
+            if bases is None:
+                np.exp(p, out=p)
+            else:
+                np.power(bases[:m], p, out=p)
+            _add_sides(p, g_o, w, b, score[games], black_side, sums)
     return sums[:, 0].copy(), sums[:, 1].copy(), sums[:, 2].astype(np.intp)
 
 
@@ -777,73 +773,56 @@ def _exponents(
     player: FloatArray,
     white: IntArray,
     black: IntArray,
+    black_side: bool,
     scale: float,
     out: FloatArray,
     g_opp: FloatArray,
 ) -> None:
-    """Both sides' exponents ``-g (x - x_j) / scale`` and opponents' g.
+    """White's sides', or Black's, exponents ``-g (x - x_j) / scale`` and g.
 
-    White's sides into the first halves of ``out`` and ``g_opp``, Black's
-    into the second; ``player`` holds each player's ``x`` and ``g`` in a
-    row.
+    Into ``out`` and ``g_opp``; ``player`` holds each player's ``x`` and
+    ``g`` in a row.
     """
-    m = white.shape[0]
-    for j in range(m):
-        x_w, g_w = player[white[j], 0], player[white[j], 1]
-        x_b, g_b = player[black[j], 0], player[black[j], 1]
-        diff = x_w - x_b
-        g_opp[j], g_opp[m + j] = g_b, g_w
-        # Black's difference as minus White's: the same number as Black's
-        # own (IEEE subtraction is antisymmetric), and the same zero. And
-        # -g * diff as -(diff * g): the same number, multiplication being
-        # commutative and exact in its sign.
-        out[j] = -(diff * g_b) / scale
-        out[m + j] = -(-diff * g_w) / scale
+    for j in range(white.shape[0]):
+        diff = player[white[j], 0] - player[black[j], 0]
+        if black_side:
+            # Minus White's difference: the same number as Black's own
+            # (IEEE subtraction is antisymmetric), and the same zero.
+            diff = -diff
+            g = player[white[j], 1]
+        else:
+            g = player[black[j], 1]
+        g_opp[j] = g
+        # (-g * diff as -(diff * g): the same number, multiplication being
+        # commutative and exact in its sign.)
+        out[j] = -(diff * g) / scale
 
 
 @jit
-def _add_whites(
+def _add_sides(
     power: FloatArray,
     g_opp: FloatArray,
     white: IntArray,
+    black: IntArray,
     score: FloatArray,
+    black_side: bool,
     sums: FloatArray,
-    black_terms: FloatArray,
 ) -> None:
-    """Add a block's White sides to the sums, in game order; keep Black's terms.
+    """Add White's sides, or Black's, of the games to the sums, in game order.
 
     ``power`` holds each side's ``base^(-g (x - x_j) / scale)`` and ``g_opp``
-    its opponent's g, White's sides then Black's (:func:`_exponents`); a row
-    of ``sums`` is a player's ``g^2 E (1 - E)``, ``g (s - E)`` and games,
-    one of ``black_terms`` Black's two terms of a game.
+    its opponent's g; a row of ``sums`` is a player's ``g^2 E (1 - E)``,
+    ``g (s - E)`` and games.
     """
-    m = white.shape[0]
-    for j in range(m):
-        own = white[j]
-        t_0, t_1 = _terms(power[j], g_opp[j], score[j])
-        sums[own, 0] += t_0
-        sums[own, 1] += t_1
-        sums[own, 2] += 1.0
-    for j in range(m):
-        black_terms[j, 0], black_terms[j, 1] = _terms(
-            power[m + j], g_opp[m + j], 1.0 - score[j]
-        )
-
-
-@jit
-def _terms(power: float, g: float, s: float) -> tuple[float, float]:
-    """A side's ``g^2 E (1 - E)`` and ``(s - E) g``, ``E = 1 / (power + 1)``."""
-    e = 1.0 / (power + 1.0)
-    return g * g * e * (1.0 - e), (s - e) * g
-
-
-@jit
-def _add_blacks(black: IntArray, black_terms: FloatArray, sums: FloatArray) -> None:
-    """Add Black's sides (terms from :func:`_add_whites`) to the sums, in game order."""
-    for j in range(black.shape[0]):
-        own = black[j]
-        sums[own, 0] += black_terms[j, 0]
-        sums[own, 1] += black_terms[j, 1]
+    for j in range(white.shape[0]):
+        e = 1.0 / (power[j] + 1.0)
+        if black_side:
+            own, s = black[j], 1.0 - score[j]
+        else:
+            own, s = white[j], score[j]
+        g = g_opp[j]
+        sums[own, 0] += g * g * e * (1.0 - e)
+        sums[own, 1] += (s - e) * g
         sums[own, 2] += 1.0
 
 

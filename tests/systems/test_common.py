@@ -190,9 +190,8 @@ def test_split_rounds(games: tuple[np.ndarray, np.ndarray]) -> None:
 def test_disjoint(games: tuple[np.ndarray, np.ndarray]) -> None:
     """_disjoint tells whether the games name every player at most once."""
     white, black = games
-    if white.size:
-        players = np.concatenate([white, black])
-        assert _disjoint(white, black) == (np.unique(players).size == players.size)
+    players = np.concatenate([white, black])
+    assert _disjoint(white, black) == (np.unique(players).size == players.size)
 
 
 def test_disjoint_negative_indices() -> None:

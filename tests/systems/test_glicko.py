@@ -9,6 +9,7 @@ import pytest
 from numpy.testing import assert_allclose, assert_array_equal
 
 from simulator.systems import SYSTEMS, Games
+from simulator.systems import glicko2 as glicko2_module
 from simulator.systems.glicko import (
     C,
     Glicko,
@@ -336,13 +337,19 @@ def test_per_game_round_is_rate_period_bit_for_bit(seed: int, idle_days: float):
     assert out.rd.tobytes() == want_rd.tobytes()
 
 
-def test_period_sums_are_numpy_formulas_bit_for_bit(seed: int) -> None:
+@pytest.mark.parametrize("block", [7, None])
+def test_period_sums_are_numpy_formulas_bit_for_bit(
+    seed: int, block: int | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Step 2's compiled sums equal numpy's formulas over both colours, bit for bit.
 
     The reference is the spec written plainly: every side's terms from
     :func:`expected` and :func:`g`, summed by ``np.bincount`` over White's
-    sides then Black's.
+    sides then Black's, whatever the blocks of games the sums go in (the
+    last one shorter).
     """
+    if block is not None:
+        monkeypatch.setattr(glicko2_module, "_GAMES_BLOCK", block)
     rng = np.random.default_rng(seed)
     n = 300
     rating, rd = rng.normal(1500.0, 300.0, n), rng.uniform(30.0, 350.0, n)

@@ -442,7 +442,7 @@ def test_blocks_change_no_bit(seed: int, monkeypatch: pytest.MonkeyPatch) -> Non
             assert got.tobytes() == want.tobytes()
 
 
-@pytest.mark.parametrize("block", [64, 1000, None])
+@pytest.mark.parametrize("block", [7, 64, None])
 def test_step3_sums_are_numpy_formulas_bit_for_bit(
     seed: int, block: int | None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -450,7 +450,7 @@ def test_step3_sums_are_numpy_formulas_bit_for_bit(
 
     The reference is the spec written plainly: every side's terms from
     :func:`expected` and :func:`g`, summed by ``np.bincount`` over White's
-    sides then Black's. Blocks of games smaller than the period (a last
+    sides then Black's. Blocks of games smaller than the period (the last
     one shorter) must not change a bit: Black's sides of every block come
     after White's of all.
     """
