@@ -116,6 +116,14 @@ _PREFERENCE_SHIFTS_AT = np.array(_PREFERENCE_SHIFTS, dtype=np.intp)
 _LEGAL_SHIFTS_AT = np.array(_LEGAL_SHIFTS, dtype=np.intp)
 _GROUP_RADII_AT = np.array(_GROUP_RADII, dtype=np.intp)
 _FIRST_FINAL_RADIUS_AT = np.array(_FINAL_RADII[:1], dtype=np.intp)
+# Read-only, as they are to the compiled code (which holds a copy of each).
+for _constant in (
+    _PREFERENCE_SHIFTS_AT,
+    _LEGAL_SHIFTS_AT,
+    _GROUP_RADII_AT,
+    _FIRST_FINAL_RADIUS_AT,
+):
+    _constant.setflags(write=False)
 _MAX_WINDOW_AT = unliteral(_MAX_WINDOW)
 _MAX_LOCAL_WINDOW_AT = unliteral(_MAX_LOCAL_WINDOW)
 _ZERO, _NOBODY, _FALSE = unliteral(0), unliteral(-1), unliteral(False)
