@@ -87,6 +87,18 @@ class ListRules:
     #: (first events are not looked for).
     pool_filter_reads_first: bool = True
 
+    @property
+    def table_bounds(self) -> tuple[float, float]:
+        """``cap`` and ``exempt_from`` as the compiled table kernels take them.
+
+        Floats, inf for no cap and NaN for no exemption: an int from a
+        config would have numba compile the kernels again.
+        """
+        return (
+            np.inf if self.cap is None else float(self.cap),
+            np.nan if self.exempt_from is None else float(self.exempt_from),
+        )
+
 
 class Pool(NamedTuple):
     """Unrated players' results against rated opponents, one row per game."""
@@ -298,14 +310,7 @@ def _sides_expected(
             np.concatenate([r_white, r_black]),
             np.concatenate([r_black, r_white]),
         )
-    # float(): an int from a config would compile the kernel again.
-    return _sides_by_table(
-        r_white,
-        r_black,
-        np.inf if rules.cap is None else float(rules.cap),
-        np.nan if rules.exempt_from is None else float(rules.exempt_from),
-        _PD_BY_D,
-    )
+    return _sides_by_table(r_white, r_black, *rules.table_bounds, _PD_BY_D)
 
 
 def apply_700_rule(k: ArrayLike, n_games: ArrayLike) -> IntArray:
@@ -890,9 +895,8 @@ def _rate_by_table(
     unit = 2.0 ** (200 * n_games).bit_length()
     if (unit + 100.0) * n_games >= 2.0**53:
         return None
-    exempt_from = np.nan
-    if rules.cap is not None and rules.exempt_from is not None:
-        exempt_from = float(rules.exempt_from)
+    # No exemption without a cap to be exempt from.
+    exempt_from = np.nan if rules.cap is None else rules.table_bounds[1]
     low, high, whole, any_exempt = _list_scan(rating, exempt_from)
     # Rated players too far apart, or a rating not a whole number: no table
     # by difference.
@@ -1539,15 +1543,8 @@ class ListSystem:
         pred = self.unrated_prediction
         rules = self.rules
         if rules.expectation == "table" and w.ndim == 1 and b.shape == w.shape:
-            # float(): an int from a config would compile the kernel again.
             return _expected_by_table(
-                state.rating,
-                w,
-                b,
-                pred,
-                np.inf if rules.cap is None else float(rules.cap),
-                np.nan if rules.exempt_from is None else float(rules.exempt_from),
-                _PD_BY_D,
+                state.rating, w, b, pred, *rules.table_bounds, _PD_BY_D
             )
         # The games' players only, as a round is often far smaller than the
         # pool.
