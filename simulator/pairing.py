@@ -108,22 +108,23 @@ _MAX_TABLE = 1 << 24
 _MAX_LOOKUP = 1 << 24
 # Legality levels of a pairing.
 _LOOSE, _STRICT, _PREFER = 0, 1, 2
+
+
+def _constant_array(values: tuple[int, ...]) -> IntArray:
+    """``values`` as a read-only array, as it is to compiled code (a copy)."""
+    array = np.array(values, dtype=np.intp)
+    array.setflags(write=False)
+    return array
+
+
 # Constants as the compiled loops pass them: module-level arrays and numpy
 # scalars, not tuples, ints and bools, which numba types by their values and
 # so compiles a helper once per value passed (see simulator._jit). The
 # compiled loops of a batch of events try the first final window alone.
-_PREFERENCE_SHIFTS_AT = np.array(_PREFERENCE_SHIFTS, dtype=np.intp)
-_LEGAL_SHIFTS_AT = np.array(_LEGAL_SHIFTS, dtype=np.intp)
-_GROUP_RADII_AT = np.array(_GROUP_RADII, dtype=np.intp)
-_FIRST_FINAL_RADIUS_AT = np.array(_FINAL_RADII[:1], dtype=np.intp)
-# Read-only, as they are to the compiled code (which holds a copy of each).
-for _constant in (
-    _PREFERENCE_SHIFTS_AT,
-    _LEGAL_SHIFTS_AT,
-    _GROUP_RADII_AT,
-    _FIRST_FINAL_RADIUS_AT,
-):
-    _constant.setflags(write=False)
+_PREFERENCE_SHIFTS_AT = _constant_array(_PREFERENCE_SHIFTS)
+_LEGAL_SHIFTS_AT = _constant_array(_LEGAL_SHIFTS)
+_GROUP_RADII_AT = _constant_array(_GROUP_RADII)
+_FIRST_FINAL_RADIUS_AT = _constant_array(_FINAL_RADII[:1])
 _MAX_WINDOW_AT = unliteral(_MAX_WINDOW)
 _MAX_LOCAL_WINDOW_AT = unliteral(_MAX_LOCAL_WINDOW)
 _ZERO, _NOBODY, _FALSE = unliteral(0), unliteral(-1), unliteral(False)
