@@ -219,7 +219,7 @@ def _random_scores(n: int, rng: np.random.Generator) -> np.ndarray[Any, Any]:
 def kernel(quick: bool) -> Outcome:
     """Each system's update on one big period, against a bincount floor."""
     from simulator.systems import SYSTEMS, Games, make_system
-    from simulator.systems._common import day_of
+    from simulator.systems._common import day_of, split_rounds
 
     n_players = 10_000 if quick else 100_000
     n_rounds = 20
@@ -309,6 +309,9 @@ def kernel(quick: bool) -> Outcome:
 
             limit, mode = 10.0, "one period"
         timed.append((label, mode, _best_of(run, repeat), limit))
+    # What a per-game system adds when given the period in one call (a
+    # replayed game list): finding the rounds.
+    split = _best_of(lambda: split_rounds(period.white, period.black), repeat)
     floor = min(floor, floor_time())
     out = Outcome()
     out.rows.append(
@@ -318,6 +321,15 @@ def kernel(quick: bool) -> Outcome:
             f"{_fmt_rate(n_games / floor)} ({floor * 1e3:.2f} ms)",
             value=n_games / floor,
             unit="games/s",
+        )
+    )
+    out.rows.append(
+        Row(
+            "kernel",
+            "split into rounds (a per-game system given the period in one call)",
+            f"{_fmt_rate(n_games / split)}, {split / floor:.1f}x floor",
+            value=split / floor,
+            unit="x floor",
         )
     )
     for label, mode, t, limit in timed:

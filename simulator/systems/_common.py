@@ -515,8 +515,19 @@ def split_rounds(white: IntArray, black: IntArray) -> list[IntArray]:
     Updating a round at once equals updating its games one by one, so per-game
     systems stay exact under vectorisation. A game joins the earliest round
     after every earlier game of either of its players. The engine already
-    delivers rounds, so there the loop runs once; it runs once per game of the
-    busiest player otherwise.
+    delivers rounds (one, found without a sort); other batches (a replayed
+    game list, a month of games in one call) take one compiled pass over the
+    games, however many rounds they make.
+
+    Parameters
+    ----------
+    white, black : ndarray of int, shape (n_games,)
+        Player indices, non-negative, in the order the games were played.
+
+    Returns
+    -------
+    list of ndarray of int
+        The positions of each round's games, in game order; no round is empty.
 
     >>> white, black = np.array([0, 1, 2, 4]), np.array([1, 2, 3, 5])
     >>> [r.tolist() for r in split_rounds(white, black)]
@@ -526,22 +537,52 @@ def split_rounds(white: IntArray, black: IntArray) -> list[IntArray]:
     if n_games == 0:
         return []
     if _disjoint(white, black):
-        # The engine's rounds: one round, found in O(n) without a sort.
         return [np.arange(n_games)]
-    remaining = np.arange(n_games)
-    out: list[IntArray] = []
-    while remaining.size:
-        # Interleaved w0, b0, w1, b1, ...: a player's first entry is in their
-        # first remaining game.
-        players = np.column_stack([white[remaining], black[remaining]]).ravel()
-        _, first = np.unique(players, return_index=True)
-        first_of = np.full(int(players.max()) + 1, -1, dtype=np.intp)
-        first_of[players[first]] = first // 2
-        pos = np.arange(remaining.size)
-        now = (first_of[white[remaining]] == pos) & (first_of[black[remaining]] == pos)
-        out.append(remaining[now])
-        remaining = remaining[~now]
-    return out
+    low = min(int(white.min()), int(black.min()))
+    if low < 0:
+        raise ValueError(f"split_rounds: player indices must be >= 0, got {low}.")
+    n_players = max(int(white.max()), int(black.max())) + 1
+    order, ends = _by_round(
+        np.asarray(white, dtype=np.intp), np.asarray(black, dtype=np.intp), n_players
+    )
+    return np.split(order, ends[:-1])
+
+
+@jit
+def _by_round(
+    white: IntArray, black: IntArray, n_players: int
+) -> tuple[IntArray, IntArray]:
+    """Each game's round (1 + the latest round of either player so far), grouped.
+
+    Returns the games' positions sorted by round, stably, and where each
+    round's games end in that order: a counting sort, O(n_games + n_players).
+    """
+    n_games = white.shape[0]
+    latest = np.zeros(n_players, dtype=np.intp)
+    round_of = np.empty(n_games, dtype=np.intp)
+    n_rounds = 0
+    for i in range(n_games):
+        r = max(latest[white[i]], latest[black[i]]) + 1
+        latest[white[i]] = r
+        latest[black[i]] = r
+        round_of[i] = r
+        n_rounds = max(n_rounds, r)
+    # ends[r - 1]: where round r's games end once sorted.
+    ends = np.zeros(n_rounds, dtype=np.intp)
+    for i in range(n_games):
+        ends[round_of[i] - 1] += 1
+    for r in range(1, n_rounds):
+        ends[r] += ends[r - 1]
+    order = np.empty(n_games, dtype=np.intp)
+    for i in range(n_games - 1, -1, -1):
+        r = round_of[i] - 1
+        ends[r] -= 1
+        order[ends[r]] = i
+    # The loop above left ends[r] at the start of round r: shift to the ends.
+    for r in range(n_rounds - 1):
+        ends[r] = ends[r + 1]
+    ends[n_rounds - 1] = n_games
+    return order, ends
 
 
 def initial_values(

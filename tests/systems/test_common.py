@@ -211,6 +211,29 @@ def test_split_rounds_examples() -> None:
     assert split_rounds(np.empty(0, np.intp), np.empty(0, np.intp)) == []
 
 
+def test_split_rounds_many_rounds() -> None:
+    """Hundreds of rounds: each game's round is 1 + its players' latest so far."""
+    rng = np.random.default_rng(7)
+    white = rng.integers(0, 12, 3_000)
+    black = (white + rng.integers(1, 12, 3_000)) % 12
+    latest: dict[int, int] = {}
+    expected: list[list[int]] = []
+    for g, (w, b) in enumerate(zip(white.tolist(), black.tolist(), strict=True)):
+        r = max(latest.get(w, -1), latest.get(b, -1)) + 1
+        latest[w] = latest[b] = r
+        if r == len(expected):
+            expected.append([])
+        expected[r].append(g)
+    assert len(expected) > 400
+    assert [r.tolist() for r in split_rounds(white, black)] == expected
+
+
+def test_split_rounds_negative_index() -> None:
+    """A negative player index is an error naming the value, not a wrong split."""
+    with pytest.raises(ValueError, match="-1"):
+        split_rounds(np.array([0, -1]), np.array([1, 0]))
+
+
 # ---------------------------------------------------------------------------
 # Rounding
 # ---------------------------------------------------------------------------
