@@ -584,7 +584,64 @@ def hotpaths(quick: bool) -> Outcome:
 
     t = _best_of(checkpoint, 3)
     add(f"metrics: checkpoint, 7 systems, {n:,} players", t, n, "players")
+    rows.extend(_replay_rows(n, rng))
     return Outcome(rows=rows)
+
+
+def _replay_rows(n_players: int, rng: np.random.Generator) -> list[Row]:
+    """``ratingsim replay``'s path on a CSV of 10 games per player over a year.
+
+    Activity is skewed as in an online pool (a player's share of the games
+    falls as 1 / rank), so a few players are in many games of every batch:
+    the case where a batch splits into many rounds. The systems are the
+    CLI's default ones. Reading (the file into batches) and replaying (the
+    batches through the systems) are timed apart, once each.
+    """
+    import tempfile
+
+    from simulator.records import Players, read_games
+    from simulator.replay import replay
+
+    n_games = 10 * n_players
+    weight = 1.0 / np.arange(1, n_players + 1)
+    white = rng.choice(n_players, n_games, p=weight / weight.sum())
+    black = rng.choice(n_players, n_games, p=weight / weight.sum())
+    black = np.where(white == black, (black + 1) % n_players, black)
+    score = np.array(["1", "1/2", "0"])[rng.choice(3, n_games, p=[0.38, 0.3, 0.32])]
+    day = np.sort(rng.integers(0, 365, n_games)) + np.datetime64("2025-01-01")
+    frame = np.char.add("P", white.astype(str))
+    lines = [
+        f"{w},P{b},{s},{d}"
+        for w, b, s, d in zip(frame, black, score, day.astype(str), strict=True)
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        path = Path(tmp) / "games.csv"
+        path.write_text("white,black,score,date\n" + "\n".join(lines) + "\n")
+        players = Players()
+        t0 = time.perf_counter()
+        batches = list(read_games(path, players=players))
+        read = time.perf_counter() - t0
+    systems = ["fide", "glicko2", "lichess", "elo"]
+    t0 = time.perf_counter()
+    result = replay(batches, systems, players=players)
+    rated = time.perf_counter() - t0
+    what = f"{n_games:,} games, {result.n_players:,} players, skewed activity"
+    return [
+        Row(
+            "hotpaths",
+            f"replay: reading a CSV of {what}",
+            f"{read:.2f} s ({n_games / read:,.0f} games/s)",
+            value=read,
+            unit="s",
+        ),
+        Row(
+            "hotpaths",
+            f"replay: {', '.join(systems)} on those games",
+            f"{rated:.2f} s ({n_games / rated:,.0f} games/s)",
+            value=rated,
+            unit="s",
+        ),
+    ]
 
 
 # --- end-to-end ---------------------------------------------------------------

@@ -41,9 +41,10 @@ the difference, on the games where both are known, beside every system on the
 same games. (Lichess's own prediction also weighs the RDs, which a PGN does
 not carry.)
 
-Memory holds the players' states, one rating period's games for each period
-system, one batch, and the recorder's fixed-size sums; it does not grow with
-the file.
+Memory holds the players' states (with room for as many players again, so
+that new players enter without copying the pool), one rating period's games
+for each period system, one batch, and the recorder's fixed-size sums; it
+does not grow with the file.
 """
 
 from __future__ import annotations
@@ -125,6 +126,45 @@ class ReplayResult:
     assumptions: tuple[str, ...]
 
 
+class _Room:
+    """Per-player arrays that grow as players come, with room kept to grow into.
+
+    New players enter in every segment of a file that keeps naming new ones;
+    concatenating each array at each entry costs the whole pool every time.
+    :meth:`extend` instead writes the new players after the old ones in a
+    buffer with room to spare (twice what it holds when made) and returns
+    the view of what it holds: entering costs what the new players cost.
+    An array it did not return itself (a system's new state) is copied into
+    a new buffer first. The values are those of ``np.concatenate``.
+    """
+
+    def __init__(self) -> None:
+        self._held: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
+
+    def extend(
+        self, key: str, old: np.ndarray[Any, Any], new: np.ndarray[Any, Any]
+    ) -> np.ndarray[Any, Any]:
+        """``old`` and ``new`` end to end along their last (the players') axis."""
+        n, k = old.shape[-1], new.shape[-1]
+        held = self._held.get(key)
+        if held is not None and held[0] is old and held[1].shape[-1] >= n + k:
+            buffer = held[1]
+        else:
+            size = max(2 * (n + k), 64)
+            dtype = np.result_type(old, new)
+            buffer = np.empty((*old.shape[:-1], size), dtype=dtype)
+            buffer[..., :n] = old
+        buffer[..., n : n + k] = new
+        view = buffer[..., : n + k]
+        self._held[key] = (view, buffer)
+        return view
+
+    def holds(self, key: str, array: np.ndarray[Any, Any]) -> bool:
+        """Whether ``array`` is the view :meth:`extend` returned last for ``key``."""
+        held = self._held.get(key)
+        return held is not None and held[0] is array
+
+
 @dataclass
 class _Track:
     """One system during a replay (mutable, internal)."""
@@ -134,6 +174,7 @@ class _Track:
     state: Any = None
     close: int | None = None
     pending: list[Games] = field(default_factory=list)
+    room: _Room = field(default_factory=_Room)
 
     @property
     def per_game(self) -> bool:
@@ -153,16 +194,26 @@ def _is_simple(state: object, n: int) -> bool:
     )
 
 
+def _keys(state: tuple[Any, ...]) -> list[str]:
+    """The names of a state's fields (positions for a plain tuple): room keys."""
+    return list(getattr(state, "_fields", map(str, range(len(state)))))
+
+
 def _take(state: Any, idx: IntArray) -> Any:
     """The players ``idx`` of a per-player state, as a state of their own."""
     return type(state)(*(a[idx] for a in state))
 
 
-def _put(state: Any, idx: IntArray, sub: Any) -> Any:
-    """``state`` with the players ``idx`` replaced by ``sub``."""
+def _put(track: _Track, idx: IntArray, sub: Any) -> Any:
+    """The track's state with the players ``idx`` replaced by ``sub``.
+
+    Written in place into the arrays the track's room holds (the replay's
+    own), into copies of others.
+    """
+    state = track.state
     fields = []
-    for a, b in zip(state, sub, strict=True):
-        out = a.copy()
+    for name, a, b in zip(_keys(state), state, sub, strict=True):
+        out = a if track.room.holds(name, a) else a.copy()
         out[idx] = b
         fields.append(out)
     return type(state)(*fields)
@@ -183,17 +234,22 @@ def _grow(track: _Track, n_old: int, seed: FloatArray, games: IntArray) -> None:
         n_lists = state.list_day.size
         older_r = np.full((n_lists - 1, k), np.nan)
         older_k = np.zeros((n_lists - 1, k), dtype=np.intp)
+        room = track.room
         track.state = state._replace(
-            list_rating=np.hstack(
-                [state.list_rating, np.vstack([older_r, fresh.list_rating[-1:]])]
+            list_rating=room.extend(
+                "list_rating",
+                state.list_rating,
+                np.vstack([older_r, fresh.list_rating[-1:]]),
             ),
-            list_k=np.hstack([state.list_k, np.vstack([older_k, fresh.list_k[-1:]])]),
-            n_games=np.concatenate([state.n_games, fresh.n_games]),
-            ever_2400=np.concatenate([state.ever_2400, fresh.ever_2400]),
-            ever_2300=np.concatenate([state.ever_2300, fresh.ever_2300]),
-            birth_year=np.concatenate([state.birth_year, fresh.birth_year]),
-            first_event_done=np.concatenate(
-                [state.first_event_done, fresh.first_event_done]
+            list_k=room.extend(
+                "list_k", state.list_k, np.vstack([older_k, fresh.list_k[-1:]])
+            ),
+            n_games=room.extend("n_games", state.n_games, fresh.n_games),
+            ever_2400=room.extend("ever_2400", state.ever_2400, fresh.ever_2400),
+            ever_2300=room.extend("ever_2300", state.ever_2300, fresh.ever_2300),
+            birth_year=room.extend("birth_year", state.birth_year, fresh.birth_year),
+            first_event_done=room.extend(
+                "first_event_done", state.first_event_done, fresh.first_event_done
             ),
         )
         return
@@ -205,7 +261,10 @@ def _grow(track: _Track, n_old: int, seed: FloatArray, games: IntArray) -> None:
         )
     fresh = system.new_state(k, rating=seed)
     track.state = type(state)(
-        *(np.concatenate([a, b]) for a, b in zip(state, fresh, strict=True))
+        *(
+            track.room.extend(name, a, b)
+            for name, a, b in zip(_keys(state), state, fresh, strict=True)
+        )
     )
 
 
@@ -228,13 +287,33 @@ def _close(track: _Track) -> None:
         if late.any():
             rest = [games.take(late)]
             games = games.take(~late)
-    track.state = track.system.rate(track.state, games, day=close)
+    # The room's two-dimensional views (a list state's lists) are not
+    # contiguous: the system rates contiguous copies, as it always has.
+    state = track.state
+    if isinstance(state, tuple) and hasattr(state, "_fields"):
+        state = type(state)(
+            *(
+                np.ascontiguousarray(a)
+                if isinstance(a, np.ndarray) and not a.flags.c_contiguous
+                else a
+                for a in state
+            )
+        )
+    track.state = track.system.rate(state, games, day=close)
     track.pending = rest
     track.close = track.system.next_close(close)
 
 
 def _date_text(day: float) -> str:
     return str(np.datetime64(math.floor(day), "D"))
+
+
+def _date_texts(days: FloatArray) -> list[str]:
+    """:func:`_date_text` of every day, "" for NaN, in numpy calls."""
+    known = ~np.isnan(days)
+    whole = np.floor(np.where(known, days, 0.0)).astype(np.int64)
+    text = np.datetime_as_string(whole.astype("datetime64[D]"))
+    return np.where(known, text, "").tolist()  # type: ignore[no-any-return]
 
 
 def _first_ratings(
@@ -284,22 +363,38 @@ def _rate_per_game(
     games (each player at most once a round, order kept per player). A state
     of per-player arrays is cut down to the games' players for the rounds
     and put back after, so a round costs what its players cost.
+
+    A system with a ``predict_and_rate(state, games, overwrite_state=...)``
+    method (the per-game systems of the registry: :meth:`~simulator.systems.
+    elo.Elo.predict_and_rate`) does the rounds itself, in one call;
+    others are called round by round: ``expected_score``, then ``rate``.
     """
     assert games.day is not None
     day, score = games.day, games.score
     idx = np.unique(np.concatenate([games.white, games.black]))
     lw, lb = np.searchsorted(idx, games.white), np.searchsorted(idx, games.black)
-    rounds = split_rounds(lw, lb)
+    rounds: list[IntArray] | None = None
+    batch: dict[bool, Games] = {}
     out = {}
     for t in tracks:
         local = _is_simple(t.state, n_players)
         sub = _take(t.state, idx) if local else t.state
         w, b = (lw, lb) if local else (games.white, games.black)
-        e = np.empty(games.n_games)
-        for r in rounds:
-            e[r] = t.system.expected_score(sub, w[r], b[r])
-            sub = t.system.rate(sub, Games(w[r], b[r], score[r], day=day[r]))
-        t.state = _put(t.state, idx, sub) if local else sub
+        predict_and_rate = getattr(t.system, "predict_and_rate", None)
+        if predict_and_rate is not None:
+            if local not in batch:
+                batch[local] = Games(w, b, score, day=day)
+            # A local state is this call's own copy: the rounds may write
+            # into it.
+            sub, e = predict_and_rate(sub, batch[local], overwrite_state=local)
+        else:
+            if rounds is None:
+                rounds = split_rounds(lw, lb)
+            e = np.empty(games.n_games)
+            for r in rounds:
+                e[r] = t.system.expected_score(sub, w[r], b[r])
+                sub = t.system.rate(sub, Games(w[r], b[r], score[r], day=day[r]))
+        t.state = _put(t, idx, sub) if local else sub
         out[t.label] = e
     return out
 
@@ -389,6 +484,7 @@ def replay(
 
     n_state = 0
     sums = _Sums(np.zeros(0, dtype=np.intp), np.zeros(0))
+    room = _Room()
     n_games = 0
     first_day: float | None = None
     last_day: float | None = None
@@ -450,8 +546,10 @@ def replay(
                         games_played_default,
                     )
                 sums = _Sums(
-                    np.concatenate([sums.games, np.zeros(top - n_state, np.intp)]),
-                    np.concatenate([sums.last_day, np.full(top - n_state, np.nan)]),
+                    room.extend("games", sums.games, np.zeros(top - n_state, np.intp)),
+                    room.extend(
+                        "last_day", sums.last_day, np.full(top - n_state, np.nan)
+                    ),
                 )
                 n_state = top
 
@@ -505,11 +603,9 @@ def replay(
 
     names = players.names if players is not None else []
     ratings: dict[str, Any] = {
-        "player": [names[i] if i < len(names) else str(i) for i in range(n_state)],
+        "player": names[:n_state] + [str(i) for i in range(len(names), n_state)],
         "games": sums.games,
-        "last_date": [
-            "" if np.isnan(d) else _date_text(float(d)) for d in sums.last_day
-        ],
+        "last_date": _date_texts(sums.last_day),
     }
     for t in tracks:
         ratings[t.label] = (

@@ -17,6 +17,8 @@ import pytest
 
 from simulator.cli import main
 from simulator.rate import rate_tournament
+from simulator.systems import SYSTEMS
+from simulator.systems._lists import rules_expected
 from simulator.trf import parse_trf, read_trf
 
 MADRID = Path(__file__).parent / "data" / "swiss-madrid-2018.trf"
@@ -168,6 +170,30 @@ def test_2650_exemption_between_fide_and_fide_2024() -> None:
     assert old.player(1).new_rating == 2701
     assert new.player(2).new_rating == old.player(2).new_rating == 2198
     assert str(new.next_list) == "2026-02-01"
+
+
+@pytest.mark.parametrize("system", ["fide", "fide-2024", "classic"])
+def test_every_rated_game_has_its_own_pd(system: str) -> None:
+    """Each rated game's PD is the system's function of that game's ratings.
+
+    (The PDs of all games are taken in one call: each must still be the one
+    of its own game, as a call per game gives it.) Unrated games have none.
+    """
+    result = rate_tournament(read_trf(MADRID), system)
+    rules = SYSTEMS[system]().rules
+    n_rated = 0
+    for p in result.players:
+        for line in p.games:
+            if not line.rated:
+                assert line.expected is None
+                continue
+            assert p.rating is not None and line.opponent_rating is not None
+            own, opponent = float(p.rating), float(line.opponent_rating)
+            one = rules_expected(rules, [own], [opponent])
+            assert line.expected == float(one[0]) / 100.0
+            assert line.difference == p.rating - line.opponent_rating
+            n_rated += 1
+    assert n_rated > 500
 
 
 def test_700_rule() -> None:

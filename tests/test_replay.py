@@ -6,6 +6,7 @@ import json
 import math
 import tracemalloc
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -14,7 +15,7 @@ from test_records import pgn_game, write_csv
 
 from simulator.cli import main
 from simulator.records import Players, csv_batches, read_games
-from simulator.replay import replay
+from simulator.replay import _date_text, _date_texts, _Room, replay
 from simulator.systems import make_system
 from simulator.systems._common import Games, day_of
 
@@ -114,6 +115,155 @@ def test_per_game_systems_match_rating_all_games_at_once(seed: int) -> None:
         )
         expected = system.rating(state)[index]
         np.testing.assert_allclose(result.ratings[name], expected, rtol=1e-12)
+
+
+class RoundByRound:
+    """A per-game system without ``predict_and_rate``: replayed round by round."""
+
+    per_game = True
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+        self.name = inner.name
+
+    def next_close(self, day: float) -> None:
+        """No periods."""
+        return None
+
+    def new_state(self, n_players: int, **kwargs: Any) -> Any:
+        """The inner system's."""
+        return self.inner.new_state(n_players, **kwargs)
+
+    def expected_score(self, state: Any, white: Any, black: Any) -> Any:
+        """The inner system's."""
+        return self.inner.expected_score(state, white, black)
+
+    def rate(self, state: Any, games: Games, **kwargs: Any) -> Any:
+        """The inner system's."""
+        return self.inner.rate(state, games, **kwargs)
+
+    def rating(self, state: Any) -> Any:
+        """The inner system's."""
+        return self.inner.rating(state)
+
+
+@pytest.mark.parametrize(
+    "system",
+    [make_system("lichess"), make_system("elo"), make_system("glicko", per_game=True)],
+    ids=["lichess", "elo", "glicko"],
+)
+def test_per_game_systems_replay_as_round_by_round(system: Any, seed: int) -> None:
+    """predict_and_rate gives the replay of expected_score then rate, bit for bit.
+
+    Games among few players, one of them in half of them, over several
+    batches and a day with many games: hundreds of rounds.
+    """
+    rng = np.random.default_rng(seed)
+    n, n_players = 700, 25
+    white = rng.integers(0, n_players, n)
+    black = (white + rng.integers(1, n_players, n)) % n_players
+    black = np.where((rng.random(n) < 0.5) & (white != 0), 0, black)
+    score = rng.choice(["1", "0", "1/2"], n)
+    day = np.sort(rng.integers(0, 5, n)) + day_of("2024-01-30")
+    text = [
+        f"p{w},p{b},{s},{np.datetime64(int(d), 'D')}"
+        for w, b, s, d in zip(white, black, score, day, strict=True)
+    ]
+    results = []
+    for replayed in (system, RoundByRound(system)):
+        players = Players()
+        results.append(
+            replay(
+                csv_batches(rows(*text), players=players, batch_size=150),
+                [replayed, "fide"],
+                players=players,
+            )
+        )
+    fast, slow = results
+    for frame in ("prediction", "calibration", "ratings"):
+        pd.testing.assert_frame_equal(
+            getattr(fast, frame), getattr(slow, frame), check_exact=True
+        )
+    assert fast.prediction["n_games"].iloc[0] == n
+
+
+def test_small_batches_rate_as_one_batch(seed: int) -> None:
+    """New players entering batch after batch: the final ratings of one batch.
+
+    In batches of 7 games new players enter the states nearly every batch
+    (into the room kept for them, the per-game states written in place);
+    in one batch they enter once. Every system's final ratings, games and
+    last dates are the same, bit for bit, and so are the predictions' counts.
+    """
+    rng = np.random.default_rng(seed)
+    n, n_players = 500, 300
+    white = rng.integers(0, n_players, n)
+    black = (white + rng.integers(1, n_players, n)) % n_players
+    score = rng.choice(["1", "0", "1/2"], n)
+    day = np.sort(rng.integers(0, 120, n)) + day_of("2024-01-01")
+    known = rng.random(n) < 0.5
+    rating = rng.integers(1000, 2500, (2, n))
+    text = [
+        f"p{w},p{b},{s},{np.datetime64(int(d), 'D')}," + (f"{rw},{rb}" if k else ",")
+        for w, b, s, d, k, rw, rb in zip(
+            white, black, score, day, known, *rating, strict=True
+        )
+    ]
+    systems = ["fide", "glicko2", "lichess", "elo", "classic"]
+    results = []
+    for batch_size in (7, 10_000):
+        players = Players()
+        results.append(
+            replay(
+                csv_batches(
+                    rows(*text, ratings=True), players=players, batch_size=batch_size
+                ),
+                systems,
+                players=players,
+                seed="file",
+            )
+        )
+    small, whole = results
+    pd.testing.assert_frame_equal(small.ratings, whole.ratings, check_exact=True)
+    assert small.n_players == whole.n_players == len(set(white) | set(black))
+    assert small.prediction["n_games"].tolist() == whole.prediction["n_games"].tolist()
+    np.testing.assert_allclose(
+        small.prediction["log_loss"], whole.prediction["log_loss"], rtol=1e-12
+    )
+
+
+def test_room_extends_as_concatenate() -> None:
+    """The room's views hold what np.concatenate gives; earlier views keep theirs."""
+    room = _Room()
+    rng = np.random.default_rng(0)
+    whole = np.zeros((2, 0))
+    held = room.extend("a", np.zeros((2, 0)), np.zeros((2, 0)))
+    views = []
+    for k in rng.integers(0, 40, 30):
+        new = rng.normal(size=(2, k))
+        want = np.concatenate([whole, new], axis=1)
+        held = room.extend("a", held, new)
+        assert held.dtype == want.dtype and np.array_equal(held, want)
+        assert room.holds("a", held)
+        views.append((held, want))
+        whole = want
+    for view, want in views:  # later extensions wrote past every view
+        assert np.array_equal(view, want)
+    # An array the room did not return is copied, never written into.
+    other = np.arange(3)
+    out = room.extend("a", other, np.array([True]))
+    assert out.dtype == np.concatenate([other, [True]]).dtype
+    assert out.tolist() == [0, 1, 2, 1] and other.tolist() == [0, 1, 2]
+    assert not room.holds("a", other) and not room.holds("b", out)
+
+
+def test_date_texts() -> None:
+    """The ratings' last dates, in numpy calls, as one at a time."""
+    days = np.array([np.nan, 0.0, 19783.25, -1.5, 2932896.0, np.nan, 19783.999])
+    want = ["" if np.isnan(d) else _date_text(float(d)) for d in days]
+    assert _date_texts(days) == want
+    assert want[1:5] == ["1970-01-01", "2024-03-01", "1969-12-30", "9999-12-31"]
+    assert _date_texts(np.zeros(0)) == []
 
 
 def test_file_ratings_scored_beside_the_systems() -> None:

@@ -34,6 +34,14 @@ class RatingSystem(Protocol):
     per_game : bool
         True if ratings change after every game (the engine then hands over
         each round as it is played); False for rating-period systems.
+
+    A per-game system may also offer ``predict_and_rate(state, games, *,
+    day=None, overwrite_state=False) -> (state, expected)``: :meth:`rate`,
+    with each game's :meth:`expected_score` from the state before its round
+    (the rounds of :func:`~simulator.systems._common.split_rounds`), bit for
+    bit those of the calls round by round. The walk-forward replay uses it
+    where it exists (Elo, Lichess, Glicko in per-game mode), and the calls
+    round by round elsewhere.
     """
 
     @property

@@ -449,12 +449,38 @@ def round_counts(
 _State = TypeVar("_State")
 
 
+def rate_games(
+    state: _Tuple,
+    games: Games,
+    day: float | None,
+    owner: str,
+    rate_round: Callable[..., _Tuple],
+    overwrite: bool,
+    predict: Callable[[_Tuple, IntArray, IntArray], FloatArray] | None = None,
+    expected: FloatArray | None = None,
+) -> _Tuple:
+    """A per-game system's ``rate`` (and ``predict_and_rate``) of checked ``games``.
+
+    No games: the state as it is (:func:`reusable_state`); otherwise each
+    game's day (:func:`game_days`, ``owner`` naming the system in errors) and
+    :func:`rate_in_rounds`, with ``predict`` and ``expected`` passed on.
+    """
+    if games.n_games == 0:
+        return reusable_state(state, overwrite)
+    days = game_days(games, day, owner)
+    return rate_in_rounds(
+        state, games, days, rate_round, overwrite, predict=predict, expected=expected
+    )
+
+
 def rate_in_rounds(
     state: _State,
     games: Games,
     days: FloatArray,
     rate_round: Callable[..., _State],
     overwrite: bool,
+    predict: Callable[[_State, IntArray, IntArray], FloatArray] | None = None,
+    expected: FloatArray | None = None,
 ) -> _State:
     """Rate non-empty ``games`` in order, one round of distinct players at a time.
 
@@ -462,15 +488,27 @@ def rate_in_rounds(
     round. The engine's rounds (no player twice) go in one call; other
     batches are split by :func:`split_rounds`, and after the first round the
     state is this call's own, so later rounds may overwrite it.
+
+    With ``predict`` (``predict(state, white, black)``, White's expected
+    scores) each round's games are first predicted from the state before
+    the round, into ``expected`` (one entry per game): the per-game
+    systems' ``predict_and_rate``.
     """
     white, black, score = games.white, games.black, games.score
     if _disjoint(white, black):
+        if predict is not None:
+            assert expected is not None
+            expected[:] = predict(state, white, black)
         return rate_round(state, white, black, score, days, overwrite=overwrite)
     for i, idx in enumerate(split_rounds(white, black)):
+        w, b = white[idx], black[idx]
+        if predict is not None:
+            assert expected is not None
+            expected[idx] = predict(state, w, b)
         state = rate_round(
             state,
-            white[idx],
-            black[idx],
+            w,
+            b,
             score[idx],
             days[idx],
             overwrite=overwrite or i > 0,

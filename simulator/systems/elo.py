@@ -112,14 +112,50 @@ class Elo:
         ``state`` is not modified, unless ``overwrite_state`` is True: then the
         new values may be written into its arrays.
         """
+        return self._rate(state, games, overwrite_state, None)
+
+    def predict_and_rate(
+        self,
+        state: EloState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
+    ) -> tuple[EloState, FloatArray]:
+        """:meth:`rate`, with each game's expected score from before its round.
+
+        The same as splitting ``games`` by :func:`~simulator.systems._common.
+        split_rounds` and calling :meth:`expected_score`, then :meth:`rate`,
+        round by round (bit for bit): each round's E is the one its update
+        uses. The walk-forward replay's per-game path.
+
+        Returns
+        -------
+        state : EloState
+            The ratings after the games.
+        expected : ndarray of shape (n_games,)
+            White's expected score of each game before its round.
+        """
+        expected = np.empty(games.n_games)
+        return self._rate(state, games, overwrite_state, expected), expected
+
+    def _rate(
+        self,
+        state: EloState,
+        games: Games,
+        overwrite: bool,
+        expected: FloatArray | None,
+    ) -> EloState:
+        """:meth:`rate`; each round's E also into ``expected`` if given."""
         games.check_players(state.rating.shape[0])
-        rating = reusable(state.rating, overwrite_state)
-        n_games = reusable(state.n_games, overwrite_state).astype(np.intp, copy=False)
+        rating = reusable(state.rating, overwrite)
+        n_games = reusable(state.n_games, overwrite).astype(np.intp, copy=False)
         for idx in split_rounds(games.white, games.black):
             w, b = games.white[idx], games.black[idx]
-            change = self.k_factor * (
-                games.score[idx] - logistic_expectation(rating[w] - rating[b])
-            )
+            e = logistic_expectation(rating[w] - rating[b])
+            if expected is not None:
+                expected[idx] = e
+            change = self.k_factor * (games.score[idx] - e)
             rating[w] += change
             rating[b] -= change
             # The players of a round are distinct: one increment each.

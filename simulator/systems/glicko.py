@@ -39,11 +39,9 @@ from simulator.systems._common import (
     check_interval,
     check_lengths,
     days_since_last,
-    game_days,
     gather,
     initial_values,
-    rate_in_rounds,
-    reusable_state,
+    rate_games,
     round_arrays,
     round_counts,
     scatter,
@@ -413,6 +411,51 @@ class Glicko:
             return self._rate_games(state, games, day, overwrite_state)
         return self._rate_period(state, games, day)
 
+    def predict_and_rate(
+        self,
+        state: GlickoState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
+    ) -> tuple[GlickoState, FloatArray]:
+        """:meth:`rate` in per-game mode, with each game's expected score first.
+
+        The same as splitting ``games`` by :func:`~simulator.systems._common.
+        split_rounds` and calling :meth:`expected_score`, then :meth:`rate`,
+        round by round (bit for bit), without their per-call checks: the
+        walk-forward replay's per-game path.
+
+        Returns
+        -------
+        state : GlickoState
+            The pool after the games.
+        expected : ndarray of shape (n_games,)
+            White's expected score of each game before its round.
+
+        Raises
+        ------
+        ValueError
+            In period mode, where the games of a period are rated together.
+        """
+        if not self.per_game:
+            raise ValueError(
+                "Glicko.predict_and_rate is for per-game mode (per_game=True)."
+            )
+        games.check_players(state.rating.shape[0])
+        expected = np.empty(games.n_games)
+        state = rate_games(
+            state,
+            games,
+            day,
+            "Glicko",
+            self._rate_games_round,
+            overwrite_state,
+            predict=self.expected_score,
+            expected=expected,
+        )
+        return state, expected
+
     def _rate_period(
         self, state: GlickoState, games: Games, day: float | None
     ) -> GlickoState:
@@ -444,10 +487,9 @@ class Glicko:
     def _rate_games(
         self, state: GlickoState, games: Games, day: float | None, overwrite: bool
     ) -> GlickoState:
-        if games.n_games == 0:
-            return reusable_state(state, overwrite)
-        days = game_days(games, day, "Glicko")
-        return rate_in_rounds(state, games, days, self._rate_games_round, overwrite)
+        return rate_games(
+            state, games, day, "Glicko", self._rate_games_round, overwrite
+        )
 
     def _rate_games_round(
         self,

@@ -61,11 +61,9 @@ from simulator.systems._common import (
     check_interval,
     check_lengths,
     days_since_last,
-    game_days,
     gather,
     initial_values,
-    rate_in_rounds,
-    reusable_state,
+    rate_games,
     round_arrays,
     round_counts,
     scatter,
@@ -683,12 +681,68 @@ class Lichess:
             if a day is not finite, or if a game is dated before a player's
             last game.
         """
-        n_players = state.rating.shape[0]
-        games.check_players(n_players)
-        if games.n_games == 0:
-            return reusable_state(state, overwrite_state)
-        days = game_days(games, day, "Lichess")
-        return rate_in_rounds(state, games, days, self._rate_round, overwrite_state)
+        games.check_players(state.rating.shape[0])
+        return rate_games(
+            state, games, day, "Lichess", self._rate_round, overwrite_state
+        )
+
+    def predict_and_rate(
+        self,
+        state: LichessState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
+    ) -> tuple[LichessState, FloatArray]:
+        """:meth:`rate`, with each game's expected score from before its round.
+
+        The same as splitting ``games`` by :func:`~simulator.systems._common.
+        split_rounds` and calling :meth:`expected_score`, then :meth:`rate`,
+        round by round (bit for bit), without their per-call checks: the
+        walk-forward replay's per-game path.
+
+        Returns
+        -------
+        state : LichessState
+            The pool after the games.
+        expected : ndarray of shape (n_games,)
+            White's expected score of each game before its round.
+        """
+        games.check_players(state.rating.shape[0])
+        expected = np.empty(games.n_games)
+        state = rate_games(
+            state,
+            games,
+            day,
+            "Lichess",
+            self._rate_round,
+            overwrite_state,
+            predict=self._expected,
+            expected=expected,
+        )
+        return state, expected
+
+    def _expected(
+        self, state: LichessState, white: IntArray, black: IntArray
+    ) -> FloatArray:
+        """:meth:`expected_score` of valid indices, in one loop and numpy's exp.
+
+        The operations of :meth:`expected_score` in its order, so the same
+        bits; the exponential is numpy's (see :mod:`simulator._jit`).
+        """
+        out = np.empty(white.shape[0])
+        _expected_exponents(
+            state.rating,
+            state.rd,
+            white,
+            black,
+            (self.min_rating, self.min_rd, self.max_rd),
+            self.advantage / 2.0 / SCALE,
+            out,
+        )
+        np.exp(out, out=out)
+        np.add(1.0, out, out=out)
+        return np.divide(1.0, out, out=out)
 
     def _rate_round(
         self,
@@ -779,6 +833,32 @@ class Lichess:
         Lichess displays ``np.trunc`` of these (scalachess ``intRating``).
         """
         return state.rating.copy()
+
+
+@jit
+def _expected_exponents(
+    rating: FloatArray,
+    rd: FloatArray,
+    white: IntArray,
+    black: IntArray,
+    clamps: tuple[float, float, float],
+    half: float,
+    out: FloatArray,
+) -> None:
+    """The exponents of :meth:`Lichess.expected_score`'s E, into ``out``.
+
+    ``-g(phi_b) (mu_w - mu_b)`` from the stored values clamped (``clamps``:
+    min rating, min RD, max RD), with ``half`` the colour advantage's half on
+    the Glicko-2 scale; as :func:`~simulator.systems.glicko2.g` and
+    :func:`~simulator.systems.glicko2.expected` compute them.
+    """
+    min_rating, min_rd, max_rd = clamps
+    for i in range(white.shape[0]):
+        w, b = white[i], black[i]
+        mu_w = (_at_least(rating[w], min_rating) - GLICKO2_CENTRE) / SCALE + half
+        mu_b = (_at_least(rating[b], min_rating) - GLICKO2_CENTRE) / SCALE - half
+        g_b = _g(_within(rd[b], min_rd, max_rd) / SCALE)
+        out[i] = -g_b * (mu_w - mu_b)
 
 
 @jit
