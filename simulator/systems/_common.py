@@ -355,7 +355,8 @@ def days_since_last(
         i = int(np.flatnonzero(elapsed < 0)[0])
         raise ValueError(
             f"{owner}.rate: player {int(player[i])} has a game on day "
-            f"{days[i % k]!r}, before their last game on day {before[i]!r}."
+            f"{float(days[i % k])!r}, before their last game on day "
+            f"{float(before[i])!r}."
         )
     return elapsed
 

@@ -414,7 +414,11 @@ def test_day_argument_used_for_every_game():
 def test_game_before_last_game_rejected():
     """A game dated before a player's last game raises ValueError."""
     state = Lichess().new_state(2, rating=[1500, 1600], day=100.0)
-    with pytest.raises(ValueError, match="before their last game"):
+    with pytest.raises(
+        ValueError,
+        match=r"player 0 has a game on day 50\.0, before their last game on day "
+        r"100\.0\.",
+    ):
         Lichess().rate(state, Games([0], [1], [1], day=[50.0]))
 
 
