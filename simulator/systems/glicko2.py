@@ -236,6 +236,24 @@ def _new_volatility(
     scratch = _Scratch.empty(-(-n // n_blocks))
     # The players left after their block's iterations (a few of each block:
     # only the start of these arrays is written).
+    if n_blocks == 1:
+        # One block: its players left go on in the block's own arrays.
+        left = _bracket(
+            half_a,
+            0,
+            sigma,
+            phi2,
+            v,
+            delta,
+            scratch,
+            tau=tau,
+            epsilon=epsilon,
+            max_iterations=max_iterations,
+            iterations=first,
+        )
+        return _converged(
+            half_a, phi2, v, delta, left, tau2, epsilon, max_iterations, first
+        )
     pool = _Iterates(np.empty(n, dtype=np.intp), *(np.empty(n) for _ in range(6)))
     m = 0
     for i in range(n_blocks):
@@ -256,15 +274,31 @@ def _new_volatility(
         for part, whole in zip(left, pool, strict=True):
             whole[m : m + part.size] = part
         m += left.pos.size
+    pooled = _Iterates._make(x[:m] for x in pool)
+    return _converged(
+        half_a, phi2, v, delta, pooled, tau2, epsilon, max_iterations, first
+    )
+
+
+def _converged(
+    half_a: FloatArray,
+    phi2: FloatArray,
+    v: FloatArray,
+    delta: FloatArray,
+    left: _Iterates,
+    tau2: float,
+    epsilon: float,
+    max_iterations: int,
+    first: int,
+) -> FloatArray:
+    """The last iterations of :func:`_new_volatility`'s ``left`` players; sigma'.
+
+    ``first`` iterations have run; the rest of ``max_iterations`` go to the
+    players still iterating, then sigma' = exp(A / 2) of every player,
+    into ``half_a``.
+    """
     left = _illinois(
-        half_a,
-        phi2,
-        v,
-        delta,
-        _Iterates._make(x[:m] for x in pool),
-        tau2,
-        epsilon,
-        max_iterations - first,
+        half_a, phi2, v, delta, left, tau2, epsilon, max_iterations - first
     )
     # Checked after the loops, not in a for-else: a player converging on the
     # last allowed iteration has converged.
