@@ -145,13 +145,23 @@ class _Room:
         self, key: str, old: np.ndarray[Any, Any], new: np.ndarray[Any, Any]
     ) -> np.ndarray[Any, Any]:
         """``old`` and ``new`` end to end along their last (the players') axis."""
+        if old.shape[:-1] != new.shape[:-1]:
+            raise ValueError(
+                f"Cannot join {key!r} arrays of shapes {old.shape} and {new.shape} "
+                "along the players' axis."
+            )
         n, k = old.shape[-1], new.shape[-1]
+        dtype = np.result_type(old, new)
         held = self._held.get(key)
-        if held is not None and held[0] is old and held[1].shape[-1] >= n + k:
+        if (
+            held is not None
+            and held[0] is old
+            and held[1].shape[-1] >= n + k
+            and held[1].dtype == dtype
+        ):
             buffer = held[1]
         else:
             size = max(2 * (n + k), 64)
-            dtype = np.result_type(old, new)
             buffer = np.empty((*old.shape[:-1], size), dtype=dtype)
             buffer[..., :n] = old
         buffer[..., n : n + k] = new
@@ -300,6 +310,8 @@ def _close(track: _Track) -> None:
             )
         )
     track.state = track.system.rate(state, games, day=close)
+    # The rated state is new arrays: the room's buffers hold the old ones.
+    track.room = _Room()
     track.pending = rest
     track.close = track.system.next_close(close)
 
@@ -354,6 +366,23 @@ def _enter(
     _grow(track, n_old, rating, g_before)
 
 
+def _one_call(system: Any) -> Any:
+    """The system's ``predict_and_rate``, if it stands for its own methods.
+
+    A subclass that overrides ``expected_score`` or ``rate`` below the class
+    that wrote ``predict_and_rate`` would be bypassed by it: such a system is
+    replayed round by round (None).
+    """
+    cls = type(system)
+    owner = next((c for c in cls.__mro__ if "predict_and_rate" in vars(c)), None)
+    if owner is None:
+        return None
+    for name in ("expected_score", "rate"):
+        if getattr(cls, name, None) is not getattr(owner, name, None):
+            return None
+    return system.predict_and_rate
+
+
 def _rate_per_game(
     tracks: Sequence[_Track], games: Games, n_players: int
 ) -> dict[str, FloatArray]:
@@ -380,7 +409,7 @@ def _rate_per_game(
         local = _is_simple(t.state, n_players)
         sub = _take(t.state, idx) if local else t.state
         w, b = (lw, lb) if local else (games.white, games.black)
-        predict_and_rate = getattr(t.system, "predict_and_rate", None)
+        predict_and_rate = _one_call(t.system)
         if predict_and_rate is not None:
             if local not in batch:
                 batch[local] = Games(w, b, score, day=day)

@@ -257,6 +257,44 @@ def test_room_extends_as_concatenate() -> None:
     assert not room.holds("a", other) and not room.holds("b", out)
 
 
+def test_room_reuse_promotes_as_concatenate() -> None:
+    """A held buffer of another dtype is not written into: the view promotes.
+
+    And arrays that cannot join along the players' axis are an error, as
+    np.concatenate makes them.
+    """
+    room = _Room()
+    held = room.extend("n", np.zeros(0, dtype=np.intp), np.array([1, 2]))
+    out = room.extend("n", held, np.array([1.5]))
+    want = np.concatenate([held, [1.5]])
+    assert out.dtype == want.dtype and out.tolist() == want.tolist()
+    wide = room.extend("w", np.zeros((2, 0)), np.ones((2, 3)))
+    with pytest.raises(ValueError, match="'w'"):
+        room.extend("w", wide, np.ones((1, 2)))
+
+
+class OwnPrediction(type(make_system("lichess"))):  # type: ignore[misc]
+    """Lichess with its own expected score: replay must use it."""
+
+    def expected_score(self, state: Any, white: Any, black: Any) -> Any:
+        """Half of Lichess's expected score (so that it shows)."""
+        return super().expected_score(state, white, black) / 2.0
+
+
+def test_overridden_expected_score_is_used() -> None:
+    """A subclass's expected_score is replayed, not bypassed by predict_and_rate."""
+    text = ["a,b,1,2024-01-01", "b,c,0,2024-01-02", "a,c,1/2,2024-01-02"]
+    results = []
+    for system in (make_system("lichess"), OwnPrediction()):
+        players = Players()
+        results.append(
+            replay(csv_batches(rows(*text), players=players), [system], players=players)
+        )
+    plain, own = results
+    assert own.prediction["brier"].iloc[0] != plain.prediction["brier"].iloc[0]
+    pd.testing.assert_frame_equal(own.ratings, plain.ratings, check_exact=True)
+
+
 def test_date_texts() -> None:
     """The ratings' last dates, in numpy calls, as one at a time."""
     days = np.array([np.nan, 0.0, 19783.25, -1.5, 2932896.0, np.nan, 19783.999])

@@ -615,6 +615,8 @@ def _by_round(
     n_games = white.shape[0]
     latest = np.zeros(n_players, dtype=np.intp)
     round_of = np.empty(n_games, dtype=np.intp)
+    if n_games == 0:
+        return round_of, np.zeros(0, dtype=np.intp)
     n_rounds = 0
     for i in range(n_games):
         r = max(latest[white[i]], latest[black[i]]) + 1

@@ -736,7 +736,7 @@ class Lichess:
             state.rd,
             white,
             black,
-            (self.min_rating, self.min_rd, self.max_rd),
+            (float(self.min_rating), float(self.min_rd), float(self.max_rd)),
             self.advantage / 2.0 / SCALE,
             out,
         )
@@ -778,12 +778,13 @@ class Lichess:
         # first (lila Glicko.liveDeviation), and clamped again; then 3.
         # Glicko-2 for a one-game period, phi* = phi, colour advantage in E:
         # steps 2-3, then 3-5.
+        # Floats whatever the parameters' types: one compiled signature.
         limits = (
-            self.rd_growth_per_day,
-            self.min_rating,
-            self.min_rd,
-            self.max_rd,
-            self.max_volatility,
+            float(self.rd_growth_per_day),
+            float(self.min_rating),
+            float(self.min_rd),
+            float(self.max_rd),
+            float(self.max_volatility),
         )
         half = self.advantage / 2.0 / SCALE
         if _before_game(days, limits, half, stored, mu, phi2, sigma, e_own, g_opp):
@@ -812,9 +813,13 @@ class Lichess:
             sigma,
             stored,
             REGULATOR_FACTORS[self.speed] if self.regulator else 1.0,
-            self.max_rating_delta,
+            float(self.max_rating_delta),
             2.0 * self.max_volatility,
-            (self.initial_rating, self.initial_rd, self.initial_volatility),
+            (
+                float(self.initial_rating),
+                float(self.initial_rd),
+                float(self.initial_volatility),
+            ),
             limits,
         )
         rating, rd, volatility = round_arrays(

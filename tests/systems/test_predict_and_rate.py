@@ -140,3 +140,36 @@ def test_predict_and_rate_checks_like_rate() -> None:
             system.predict_and_rate(system.new_state(3), games)
     with pytest.raises(ValueError, match="per-game mode"):
         Glicko().predict_and_rate(Glicko().new_state(6), games)
+
+
+@pytest.mark.parametrize("system", SYSTEMS, ids=IDS)
+def test_predict_and_rate_with_one_day_for_all(system: Any, seed: int) -> None:
+    """``day=`` for games without days: the round-by-round calls with that day."""
+    rng = np.random.default_rng(seed)
+    state = pool(system, 20, rng)
+    dated = games_with_many_rounds(20, 80, rng)
+    games = Games(dated.white, dated.black, dated.score)
+    want_state, want_expected = round_by_round(
+        system, state, Games(games.white, games.black, games.score, day=[50.0] * 80)
+    )
+    got_state, got_expected = system.predict_and_rate(state, games, day=50.0)
+    assert same_bits(got_expected, want_expected)
+    for got, want in zip(got_state, want_state, strict=True):
+        assert same_bits(got, want)
+
+
+def test_lichess_whole_number_parameters() -> None:
+    """Lichess with int parameters rates and predicts as with the same floats."""
+    rng = np.random.default_rng(3)
+    games = games_with_many_rounds(15, 60, rng)
+    results = []
+    for system in (
+        Lichess(min_rating=400, min_rd=45, max_rd=500, max_rating_delta=700),
+        Lichess(min_rating=400.0, min_rd=45.0, max_rd=500.0, max_rating_delta=700.0),
+    ):
+        state = pool(system, 15, np.random.default_rng(4))
+        results.append(system.predict_and_rate(state, games))
+    (a_state, a_expected), (b_state, b_expected) = results
+    assert same_bits(a_expected, b_expected)
+    for a, b in zip(a_state, b_state, strict=True):
+        assert same_bits(a, b)
