@@ -234,27 +234,14 @@ def _new_volatility(
     first = min(_BLOCK_ITERATIONS, max_iterations)
     n_blocks = max(1, -(-n // _BLOCK))
     scratch = _Scratch.empty(-(-n // n_blocks))
-    # The players left after their block's iterations (a few of each block:
-    # only the start of these arrays is written).
-    if n_blocks == 1:
-        # One block: its players left go on in the block's own arrays.
-        left = _bracket(
-            half_a,
-            0,
-            sigma,
-            phi2,
-            v,
-            delta,
-            scratch,
-            tau=tau,
-            epsilon=epsilon,
-            max_iterations=max_iterations,
-            iterations=first,
-        )
-        return _converged(
-            half_a, phi2, v, delta, left, tau2, epsilon, max_iterations, first
-        )
-    pool = _Iterates(np.empty(n, dtype=np.intp), *(np.empty(n) for _ in range(6)))
+    # The players left after their block's iterations: with several blocks,
+    # pooled (a few of each block: only the start of these arrays is
+    # written); one block's go on in the block's own arrays.
+    pool = (
+        None
+        if n_blocks == 1
+        else _Iterates(np.empty(n, dtype=np.intp), *(np.empty(n) for _ in range(6)))
+    )
     m = 0
     for i in range(n_blocks):
         block = slice(i * n // n_blocks, (i + 1) * n // n_blocks)
@@ -271,32 +258,12 @@ def _new_volatility(
             max_iterations=max_iterations,
             iterations=first,
         )
-        for part, whole in zip(left, pool, strict=True):
-            whole[m : m + part.size] = part
-        m += left.pos.size
-    pooled = _Iterates._make(x[:m] for x in pool)
-    return _converged(
-        half_a, phi2, v, delta, pooled, tau2, epsilon, max_iterations, first
-    )
-
-
-def _converged(
-    half_a: FloatArray,
-    phi2: FloatArray,
-    v: FloatArray,
-    delta: FloatArray,
-    left: _Iterates,
-    tau2: float,
-    epsilon: float,
-    max_iterations: int,
-    first: int,
-) -> FloatArray:
-    """The last iterations of :func:`_new_volatility`'s ``left`` players; sigma'.
-
-    ``first`` iterations have run; the rest of ``max_iterations`` go to the
-    players still iterating, then sigma' = exp(A / 2) of every player,
-    into ``half_a``.
-    """
+        if pool is not None:
+            for part, whole in zip(left, pool, strict=True):
+                whole[m : m + part.size] = part
+            m += left.pos.size
+    if pool is not None:
+        left = _Iterates._make(x[:m] for x in pool)
     left = _illinois(
         half_a, phi2, v, delta, left, tau2, epsilon, max_iterations - first
     )
