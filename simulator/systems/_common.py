@@ -517,7 +517,7 @@ def rate_in_rounds(
             assert expected is not None
             expected[:] = predict(state, white, black)
         return rate_round(state, white, black, score, days, overwrite=overwrite)
-    for i, idx in enumerate(split_rounds(white, black)):
+    for i, idx in enumerate(_rounds_of(white, black)):
         w, b = white[idx], black[idx]
         if predict is not None:
             assert expected is not None
@@ -593,14 +593,19 @@ def split_rounds(white: IntArray, black: IntArray) -> list[IntArray]:
         return []
     if _disjoint(white, black):
         return [np.arange(n_games)]
+    return _rounds_of(white, black)
+
+
+def _rounds_of(white: IntArray, black: IntArray) -> list[IntArray]:
+    """:func:`split_rounds` of non-empty games known not to be one round."""
     low = min(int(white.min()), int(black.min()))
     if low < 0:
         raise ValueError(f"split_rounds: player indices must be >= 0, got {low}.")
     n_players = max(int(white.max()), int(black.max())) + 1
-    order, ends = _by_round(
+    order, starts = _by_round(
         np.asarray(white, dtype=np.intp), np.asarray(black, dtype=np.intp), n_players
     )
-    return np.split(order, ends[:-1])
+    return np.split(order, starts[1:])
 
 
 @jit
@@ -610,13 +615,12 @@ def _by_round(
     """Each game's round (1 + the latest round of either player so far), grouped.
 
     Returns the games' positions sorted by round, stably, and where each
-    round's games end in that order: a counting sort, O(n_games + n_players).
+    round's games start in that order: a counting sort, O(n_games +
+    n_players).
     """
     n_games = white.shape[0]
     latest = np.zeros(n_players, dtype=np.intp)
     round_of = np.empty(n_games, dtype=np.intp)
-    if n_games == 0:
-        return round_of, np.zeros(0, dtype=np.intp)
     n_rounds = 0
     for i in range(n_games):
         r = max(latest[white[i]], latest[black[i]]) + 1
@@ -624,22 +628,23 @@ def _by_round(
         latest[black[i]] = r
         round_of[i] = r
         n_rounds = max(n_rounds, r)
-    # ends[r - 1]: where round r's games end once sorted.
-    ends = np.zeros(n_rounds, dtype=np.intp)
+    # Round r's games (r from 1) start at starts[r - 1] once sorted; each
+    # game goes to its round's next free place.
+    count = np.zeros(n_rounds, dtype=np.intp)
     for i in range(n_games):
-        ends[round_of[i] - 1] += 1
-    for r in range(1, n_rounds):
-        ends[r] += ends[r - 1]
+        count[round_of[i] - 1] += 1
+    starts = np.empty(n_rounds, dtype=np.intp)
+    free = np.empty(n_rounds, dtype=np.intp)
+    at = 0
+    for r in range(n_rounds):
+        starts[r] = free[r] = at
+        at += count[r]
     order = np.empty(n_games, dtype=np.intp)
-    for i in range(n_games - 1, -1, -1):
+    for i in range(n_games):
         r = round_of[i] - 1
-        ends[r] -= 1
-        order[ends[r]] = i
-    # The loop above left ends[r] at the start of round r: shift to the ends.
-    for r in range(n_rounds - 1):
-        ends[r] = ends[r + 1]
-    ends[n_rounds - 1] = n_games
-    return order, ends
+        order[free[r]] = i
+        free[r] += 1
+    return order, starts
 
 
 def initial_values(
