@@ -204,11 +204,6 @@ def _is_simple(state: object, n: int) -> bool:
     )
 
 
-def _keys(state: tuple[Any, ...]) -> list[str]:
-    """The names of a state's fields (positions for a plain tuple): room keys."""
-    return list(getattr(state, "_fields", map(str, range(len(state)))))
-
-
 def _take(state: Any, idx: IntArray) -> Any:
     """The players ``idx`` of a per-player state, as a state of their own."""
     return type(state)(*(a[idx] for a in state))
@@ -222,7 +217,7 @@ def _put(track: _Track, idx: IntArray, sub: Any) -> Any:
     """
     state = track.state
     fields = []
-    for name, a, b in zip(_keys(state), state, sub, strict=True):
+    for name, a, b in zip(state._fields, state, sub, strict=True):
         out = a if track.room.holds(name, a) else a.copy()
         out[idx] = b
         fields.append(out)
@@ -273,7 +268,7 @@ def _grow(track: _Track, n_old: int, seed: FloatArray, games: IntArray) -> None:
     track.state = type(state)(
         *(
             track.room.extend(name, a, b)
-            for name, a, b in zip(_keys(state), state, fresh, strict=True)
+            for name, a, b in zip(state._fields, state, fresh, strict=True)
         )
     )
 
