@@ -731,7 +731,6 @@ def _child_main(spec: dict[str, Any]) -> None:
         "days": n_days,
         "n_total": pop.n_players,
         "parts": parts,
-        "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
         "own_peak_kb": _own_peak_kb(),
     }
     if profile is not None:
