@@ -11,12 +11,13 @@ so adults have K 20.
 from __future__ import annotations
 
 import json
+from dataclasses import asdict, fields
 from pathlib import Path
 
 import pytest
 
 from simulator.cli import main
-from simulator.rate import rate_tournament
+from simulator.rate import GameLine, rate_tournament, to_csv, to_json
 from simulator.systems import SYSTEMS
 from simulator.systems._lists import rules_expected
 from simulator.trf import parse_trf, read_trf
@@ -242,6 +243,35 @@ def test_cli_json_and_csv(capsys: pytest.CaptureFixture[str]) -> None:
     assert lines[0].startswith("start,name,rating,birth_year,junior,games_before")
     assert len(lines) == 138
     assert lines[130].startswith("130,Player 130,,1992,False,,,,0,")
+
+
+def test_json_players_are_asdict(madrid_fide) -> None:  # type: ignore[no-untyped-def]
+    """JSON's players are ``dataclasses.asdict`` of the results, field for field.
+
+    ``to_json`` converts the records one level at a time (``asdict``
+    deep-copies every value, seconds for thousands of players); the standard
+    library's conversion is the reference. Players with and without an
+    initial-rating performance are among Madrid's.
+    """
+    players = json.loads(to_json(madrid_fide))["players"]
+    reference = json.loads(json.dumps([asdict(p) for p in madrid_fide.players]))
+    assert players == reference
+    assert {p["performance"] is None for p in players} == {True, False}
+    detail = to_csv(madrid_fide, detail=True).splitlines()
+    assert detail[0].split(",") == [
+        "start",
+        "name",
+        *(f.name for f in fields(GameLine)),
+    ]
+    game = madrid_fide.players[4].games[0]
+    assert detail[1 + 4 * 7] == ",".join(
+        str(x)
+        for x in (
+            5,
+            "Player 005",
+            *(v if v is not None else "" for v in asdict(game).values()),
+        )
+    )
 
 
 def test_cli_compare(capsys: pytest.CaptureFixture[str]) -> None:
