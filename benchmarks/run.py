@@ -293,21 +293,24 @@ def kernel(quick: bool) -> Outcome:
             rd=pool["rd"],
             n_games=pool["n_games"],
         )
+        run: Callable[[], None]
         if system.per_game:
 
-            def run(system: Any = system, state0: Any = state0) -> None:
+            def run_rounds(system: Any = system, state0: Any = state0) -> None:
                 state = state0
                 for r, games in enumerate(rounds):
                     state = system.rate(state, games, day=float(start + r))
 
-            limit, mode = 25.0, "per game, 20 rounds"
+            run, limit, mode = run_rounds, 25.0, "per game, 20 rounds"
         else:
             close = system.next_close(start)
 
-            def run(system: Any = system, state0: Any = state0, close: Any = close):
+            def run_period(
+                system: Any = system, state0: Any = state0, close: Any = close
+            ) -> None:
                 system.rate(state0, period, day=close)
 
-            limit, mode = 10.0, "one period"
+            run, limit, mode = run_period, 10.0, "one period"
         timed.append((label, mode, _best_of(run, repeat), limit))
     # What a per-game system adds when given the period in one call (a
     # replayed game list): finding the rounds.
@@ -366,7 +369,7 @@ def kernel(quick: bool) -> Outcome:
 # --- reference ----------------------------------------------------------------
 
 
-def _corrected_player() -> type:
+def _corrected_player() -> type[Any]:
     """The PyPI package's player with step 5's ``f`` as in the paper (phi, not mu).
 
     The same correction as the test-only ``CorrectedPlayer`` of
@@ -381,7 +384,7 @@ def _corrected_player() -> type:
             phi2 = self._Player__rd**2
             num = ex * (delta**2 - phi2 - v - ex)
             den = 2.0 * (phi2 + v + ex) ** 2
-            return num / den - (x - a) / self._tau**2
+            return float(num / den - (x - a) / self._tau**2)
 
     return CorrectedPlayer
 
