@@ -436,7 +436,9 @@ def csv_batches(
     iw, ib, i_s, i_d = column["white"], column["black"], column["score"], column["date"]
     iwr, ibr = column.get("white_rating"), column.get("black_rating")
     n_fields = len(head)
-    last_text, last_day = "", math.nan
+    # The last date text and its day: files repeat a date over many rows.
+    last_text: str | None = None
+    last_day = math.nan
     for row in reader:
         line = reader.line_num
         if len(row) != n_fields:

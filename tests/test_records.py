@@ -120,6 +120,16 @@ def test_csv_bad_rating_and_header() -> None:
         list(csv_batches([], path="g.csv"))
 
 
+@pytest.mark.parametrize("first", [True, False])
+def test_csv_empty_date(first: bool) -> None:
+    """An empty date is bad on the first row as on any other (no day NaN)."""
+    rows = ["white,black,score,date", "A,B,1,2024-01-02", "B,C,0,2024-01-03"]
+    line = 2 if first else 3
+    rows[line - 1] = rows[line - 1].rsplit(",", 1)[0] + ","
+    with pytest.raises(FormatError, match=rf"^g.csv, line {line}: date '' is not"):
+        list(csv_batches(rows, path="g.csv"))
+
+
 def test_pgn_headers_dates_and_ratings() -> None:
     """PGN: names, results, UTCDate + UTCTime (fractional day), WhiteElo '?'."""
     text = (
