@@ -623,13 +623,18 @@ def _pgn_game(found: dict[str, str]) -> tuple[str, str, float, float, float, flo
 
 
 #: A tag line the fast scanner takes, within a header block whose lines are
-#: each preceded by NUL (and the block followed by one): ``[Name "value"]``
+#: each preceded by NUL (and the block followed by one; the scanner checks
+#: that the lines have no NUL of their own): ``[Name "value"]``
 #: with one space, the value free of ``"``, ``\``, CR, LF and NUL, then LF or
 #: CRLF. On such a line python-chess's ``TAG_REGEX`` (name
 #: ``[A-Za-z0-9][A-Za-z0-9_+#=:-]*``, ``\s+``, then a greedy ``"([^\r]*)"\]``
 #: and trailing whitespace) matches with the same two groups: the name stops
 #: at the space, and the only ``"]`` is the last one. python-chess (1.11) does
 #: not unescape values; values with a backslash are left to it anyway.
+#: Most lines :func:`_scan_game` reads for one game (a Lichess export game
+#: has about 20) before leaving it to python-chess.
+_SCAN_LINES = 256
+
 _FAST_TAG = re.compile(
     r'\x00\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*) "([^"\\\r\n\x00]*)"\]\r?\n(?=\x00)'
 )
@@ -650,14 +655,17 @@ def _scan_game(
         movetext lines     any number, see below
         a blank line, or the end of the file
 
-    A movetext line must not start with ``[``, ``%`` or ``;`` (python-chess
-    would read more tags, or skip it as an escape/comment line), must contain
-    no ``;`` (a comment to the end of the line, which can hide a ``{``) and
-    must close every ``{`` comment it opens: python-chess's skipping loop then
-    ends the game at the next blank line, as here. Two blank lines after the
-    tags end a game without movetext (python-chess tolerates one blank line
-    within the headers, then the second one ends the game). Repeated tags are
-    left to python-chess, for :meth:`_LineCounter.malformed`.
+    A movetext line must not start with ``[`` (the first one after the tags
+    would be read as a tag; the scanner leaves later ones to python-chess
+    too) or ``%`` (an escape line), must contain no ``;`` (a comment to the
+    end of the line, which can hide a ``{``) and must close every ``{``
+    comment it opens: python-chess's skipping loop then ends the game at the
+    next blank line, as here. Two blank lines after the tags end a game
+    without movetext (python-chess tolerates one blank line within the
+    headers, then the second one ends the game). Repeated tags, tag lines
+    with a NUL (the scanner's separator) and games of more than
+    :data:`_SCAN_LINES` lines (which it would hold in memory) are left to
+    python-chess, which streams them.
 
     Parameters
     ----------
@@ -679,17 +687,21 @@ def _scan_game(
     got.append(line)
     # Blank lines before a game; python-chess strips a BOM from the first
     # line it reads, which the '[' test below rules out.
-    while line.isspace():
+    while line.isspace() and len(got) <= _SCAN_LINES:
         line = readline()
         got.append(line)
     if line[:1] != "[":
         return None
     first = len(got)
-    while line[:1] == "[":
+    while line[:1] == "[" and len(got) <= _SCAN_LINES:
         line = readline()
         got.append(line)
+    if line[:1] == "[":
+        return None  # more tag lines than the scanner holds
     n_tags = len(got) - first
-    block = "\x00".join(got[first - 1 : first - 1 + n_tags])
+    block = "\x00".join(got[first - 1 : -1])
+    if block.count("\x00") != n_tags - 1:
+        return None  # a NUL of the file's own, which _FAST_TAG could misread
     found = dict(_FAST_TAG.findall(f"\x00{block}\x00"))
     if len(found) != n_tags:
         return None  # a line _FAST_TAG does not take, or a repeated tag
@@ -699,8 +711,10 @@ def _scan_game(
         if line.isspace():
             return first, found  # two blank lines: no movetext
     while line:
-        if line[0] in "[%;" or ";" in line or line.rfind("{") > line.rfind("}"):
+        if line[0] in "[%" or ";" in line or line.rfind("{") > line.rfind("}"):
             return None
+        if len(got) > _SCAN_LINES:
+            return None  # a long game: python-chess streams it
         line = readline()
         got.append(line)
         if line.isspace():

@@ -382,6 +382,15 @@ TRICKY = [
     _game("Cid", "Dan", head='[WhiteElo "abc"]\n[BlackElo "?"]\n'),
     _game("Cid", "Dan").replace("2024.01.05", "2023.12.31"),  # out of order
     _game("Cid", "Dan").rstrip("\n"),  # no newline at the end
+    # A NUL in a tag line: python-chess reads one tag, or none, where the
+    # scanner's separator would let it find another.
+    _game("Cid", "Dan", head='[Event "x\x00[WhiteElo "2000"]\n'),
+    _game("Cid", "Dan", head='[\x00[WhiteElo "2000"]\n'),
+    _game("Cid", "Dan", head='[Event "x\x00[Result "0-1"]\n'),
+    # Games longer than the scanner holds: blank lines, tags, movetext.
+    "\n" * (records._SCAN_LINES + 5) + _game("Cid", "Dan"),
+    _game("Cid", "Dan", head="".join(f'[T{i} "v"]\n' for i in range(300))),
+    _game("Cid", "Dan", moves="1. e4\n" * (records._SCAN_LINES + 5)),
 ]
 
 
@@ -398,3 +407,47 @@ def test_tricky_games_match_python_chess(snippet: str, mode: str) -> None:
                     reference_pgn_batches, text, mode, batch_size, skip_bad, ordered
                 )
                 assert new == old
+
+
+def test_lines_not_split_at_newlines() -> None:
+    """An iterable's items need not be lines: a NUL after an item's newline.
+
+    (An item may hold several lines, or part of one; here a tag line's item
+    ends in a newline and a NUL, which python-chess's tag regex does not take.)
+    """
+    items = [
+        '[White "Ann"]\n',
+        '[Black "Bob"]\n',
+        '[Result "1-0"]\n',
+        '[UTCDate "2024.01.05"]\n',
+        '[WhiteElo "2000"]\n\x00',
+        "\n",
+        "1. e4 1-0\n",
+        "\n",
+    ]
+
+    def outcome(reader: Callable[..., Iterator[GameBatch]]) -> Any:
+        try:
+            return [b.white_rating.tolist() for b in reader(iter(items))]
+        except FormatError as exc:
+            return str(exc)
+
+    expected = outcome(reference_pgn_batches)
+    assert expected == "<pgn>, line 5: malformed tag pair '[WhiteElo \"2000\"]\\n\\x00'"
+    assert outcome(pgn_batches) == expected
+
+
+@pytest.mark.parametrize(
+    "lines",
+    [
+        ["\n"] * 10_000,
+        ['[White "Ann"]\n'] * 10_000,
+        ['[White "Ann"]\n', "\n", *["1. e4\n"] * 10_000],
+    ],
+    ids=["blank lines", "tag lines", "movetext"],
+)
+def test_scanner_holds_a_bounded_number_of_lines(lines: list[str]) -> None:
+    """A long game is left to python-chess, which streams it, not held whole."""
+    got: list[str] = []
+    assert records._scan_game(partial(next, iter(lines), ""), got) is None
+    assert 0 < len(got) <= records._SCAN_LINES + 1 < len(lines)
