@@ -47,6 +47,8 @@ def reference_pgn_batches(
     scanner existed. (Checked when the scanner came in: on 1,392 runs of
     ``TRICKY`` and 1,500 generated texts, this gave the same results, errors
     and reading progress as a verbatim copy of the former ``pgn_batches``.)
+    The patch holds while the generator is paused: a test must not read
+    with ``pgn_batches`` before this one is exhausted.
     """
     with mock.patch.object(records, "_scan_game", _give_up):
         yield from pgn_batches(handle, **kwargs)
@@ -92,6 +94,7 @@ TAG_LINES = [
     ' [{} "{}"]\n',
     '[{} "{}"]\r[Round "1"]\n',
     '\ufeff[{} "{}"]\n',
+    '[{} "{}\x00[WhiteElo "2000"]\n',
 ]
 MOVETEXTS = [
     "1. e4 { [%clk 0:03:00] } e5 { [%clk 0:02:59] } 2. Nf3 { [%eval 0.3] } 1-0\n",
@@ -121,6 +124,7 @@ GARBAGE = [
     '\ufeff[White "Q"]\n',
     "\ufeff\n",
     '[Event "lone"]\n',
+    '[\x00[White "Q"]\n',
 ]
 
 
