@@ -490,6 +490,27 @@ def rate_games(
     )
 
 
+def predict_and_rate_games(
+    state: _Tuple,
+    games: Games,
+    day: float | None,
+    owner: str,
+    rate_round: Callable[..., _Tuple],
+    overwrite: bool,
+    predict: Callable[[_Tuple, IntArray, IntArray], FloatArray],
+) -> tuple[_Tuple, FloatArray]:
+    """A per-game system's ``predict_and_rate`` of checked ``games``.
+
+    :func:`rate_games`, with each game's ``predict(state, white, black)``
+    (White's expected score) from the state before its round.
+    """
+    expected = np.empty(games.n_games)
+    state = rate_games(
+        state, games, day, owner, rate_round, overwrite, predict, expected
+    )
+    return state, expected
+
+
 def rate_in_rounds(
     state: _State,
     games: Games,

@@ -41,6 +41,7 @@ from simulator.systems._common import (
     days_since_last,
     gather,
     initial_values,
+    predict_and_rate_games,
     rate_games,
     round_arrays,
     round_counts,
@@ -408,7 +409,9 @@ class Glicko:
         """
         games.check_players(state.rating.shape[0])
         if self.per_game:
-            return self._rate_games(state, games, day, overwrite_state)
+            return rate_games(
+                state, games, day, "Glicko", self._rate_games_round, overwrite_state
+            )
         return self._rate_period(state, games, day)
 
     def predict_and_rate(
@@ -443,18 +446,15 @@ class Glicko:
                 "Glicko.predict_and_rate is for per-game mode (per_game=True)."
             )
         games.check_players(state.rating.shape[0])
-        expected = np.empty(games.n_games)
-        state = rate_games(
+        return predict_and_rate_games(
             state,
             games,
             day,
             "Glicko",
             self._rate_games_round,
             overwrite_state,
-            predict=self.expected_score,
-            expected=expected,
+            self.expected_score,
         )
-        return state, expected
 
     def _rate_period(
         self, state: GlickoState, games: Games, day: float | None
@@ -483,13 +483,6 @@ class Glicko:
             for side in (games.white, games.black):
                 last_day[side] = float(day)
         return GlickoState(rating, rd, n_games, last_day)
-
-    def _rate_games(
-        self, state: GlickoState, games: Games, day: float | None, overwrite: bool
-    ) -> GlickoState:
-        return rate_games(
-            state, games, day, "Glicko", self._rate_games_round, overwrite
-        )
 
     def _rate_games_round(
         self,

@@ -63,6 +63,7 @@ from simulator.systems._common import (
     days_since_last,
     gather,
     initial_values,
+    predict_and_rate_games,
     rate_games,
     round_arrays,
     round_counts,
@@ -709,18 +710,15 @@ class Lichess:
             White's expected score of each game before its round.
         """
         games.check_players(state.rating.shape[0])
-        expected = np.empty(games.n_games)
-        state = rate_games(
+        return predict_and_rate_games(
             state,
             games,
             day,
             "Lichess",
             self._rate_round,
             overwrite_state,
-            predict=self._expected,
-            expected=expected,
+            self._expected,
         )
-        return state, expected
 
     def _expected(
         self, state: LichessState, white: IntArray, black: IntArray
