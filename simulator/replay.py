@@ -294,16 +294,14 @@ def _close(track: _Track) -> None:
             games = games.take(~late)
     # The room's two-dimensional views (a list state's lists) are not
     # contiguous: the system rates contiguous copies, as it always has.
-    state = track.state
-    if isinstance(state, tuple) and hasattr(state, "_fields"):
-        state = type(state)(
-            *(
-                np.ascontiguousarray(a)
-                if isinstance(a, np.ndarray) and not a.flags.c_contiguous
-                else a
-                for a in state
-            )
+    state = type(track.state)(
+        *(
+            np.ascontiguousarray(a)
+            if isinstance(a, np.ndarray) and not a.flags.c_contiguous
+            else a
+            for a in track.state
         )
+    )
     track.state = track.system.rate(state, games, day=close)
     # The rated state is new arrays: the room's buffers hold the old ones.
     track.room = _Room()
