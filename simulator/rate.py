@@ -43,7 +43,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
@@ -386,16 +386,17 @@ def _game_lines(
     by_start: Mapping[int, TrfPlayer],
     present: set[tuple[int, int]],
     rules: ListRules,
+    pd_of: Mapping[tuple[int, int], float],
 ) -> list[GameLine]:
-    """Every round of ``p``: rated or why not, with D of a rated game.
+    """Every round of ``p``: rated or why not, with D and PD of a rated game.
 
-    The PD of the rated games is left to :func:`_with_expected` (None here).
+    ``pd_of`` gives the PD of a pair of ratings (:func:`_expected_by_pair`).
     """
     lines = []
     for e in p.rounds:
         q = by_start.get(e.opponent) if e.opponent is not None else None
         q_rating = None if q is None else q.rating
-        rated, reason, d, capped = False, "", None, False
+        rated, reason, d, capped, pd = False, "", None, False, None
         if e.code in BYES:
             reason = _BYE_TEXT[e.code]
         elif e.code in FORFEITS:
@@ -414,6 +415,7 @@ def _game_lines(
             rated = True
             own = float(p.rating)
             d = own - q_rating
+            pd = pd_of[p.rating, q_rating]
             exempt = rules.exempt_from is not None and own >= rules.exempt_from
             capped = rules.cap is not None and abs(d) > rules.cap and not exempt
         lines.append(
@@ -428,37 +430,39 @@ def _game_lines(
                 reason,
                 d,
                 capped,
-                None,
+                pd,
             )
         )
     return lines
 
 
-def _with_expected(
-    lines_of: list[list[GameLine]], players: Sequence[TrfPlayer], rules: ListRules
-) -> None:
-    """Every rated game's PD, in one call of the system's own function.
+def _expected_by_pair(
+    players: Sequence[TrfPlayer], by_start: Mapping[int, TrfPlayer], rules: ListRules
+) -> dict[tuple[int, int], float]:
+    """PD of every (own, opponent) pair of ratings that meet in the file.
 
-    Table 8.1.2 after its cap (:func:`~simulator.systems._lists.
-    rules_expected`), of each rated game of ``players[i]`` in
-    ``lines_of[i]``, replaced in place; one call for all games instead of
-    one per game, with the same values (the function works game by game).
+    Table 8.1.2 after its cap, by the system's own function
+    (:func:`~simulator.systems._lists.rules_expected`), which works game by
+    game: one call for every pair of rated players who meet, whether the
+    game is rated or not, instead of one call per rated game.
     """
-    where = [
-        (i, j)
-        for i, lines in enumerate(lines_of)
-        for j, line in enumerate(lines)
-        if line.rated
-    ]
-    if not where:
-        return
-    own = np.array([float(cast(int, players[i].rating)) for i, _ in where])
-    opp = np.array([float(cast(int, lines_of[i][j].opponent_rating)) for i, j in where])
+    pairs = list(
+        {
+            (p.rating, q.rating)
+            for p in players
+            if p.rating is not None
+            for e in p.rounds
+            if e.opponent is not None
+            and (q := by_start.get(e.opponent)) is not None
+            and q.rating is not None
+        }
+    )
+    if not pairs:
+        return {}
+    own = np.array([float(r) for r, _ in pairs])
+    opp = np.array([float(r) for _, r in pairs])
     pd = rules_expected(rules, own, opp).tolist()
-    for (i, j), hundredths in zip(where, pd, strict=True):
-        # dataclasses.replace, without its checks (a third of the time here).
-        fields = {**vars(lines_of[i][j]), "expected": hundredths / 100.0}
-        lines_of[i][j] = GameLine(**fields)
+    return {pair: hd / 100.0 for pair, hd in zip(pairs, pd, strict=True)}
 
 
 def rate_tournament(
@@ -554,10 +558,9 @@ def rate_tournament(
     by_start = {p.start: p for p in players}
     list_year = _date(list_day).year
     out: list[PlayerRating] = []
-    lines_of = [_game_lines(p, by_start, present, rules) for p in players]
-    _with_expected(lines_of, players, rules)
+    pd_of = _expected_by_pair(players, by_start, rules)
     for i, p in enumerate(players):
-        lines = lines_of[i]
+        lines = _game_lines(p, by_start, present, rules, pd_of)
         toward = [g for g in lines if g.reason == TOWARD_INITIAL]
         rated_lines = [gl for gl in lines if gl.rated]
         points_rated = float(sum(gl.score for gl in rated_lines))
