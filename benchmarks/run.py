@@ -31,7 +31,7 @@ end-to-end
     measures a shorter one and extrapolates, labelled so). Then a cProfile of
     a shorter run, and a 1,000,000-player world over a short horizon.
 scaling
-    ``simulator.parallel.run`` of the same replicates on 1 and 2 processes.
+    ``simulator.tasks.run.run`` of the same replicates on 1 and 2 processes.
 
 Results go to ``benchmarks/results/<UTC time>[-quick].md`` and ``.csv`` (or
 ``--out``) and are printed. BLAS threads are pinned to one (``*_NUM_THREADS``,
@@ -484,9 +484,9 @@ def reference(quick: bool) -> Outcome:
 
 def hotpaths(quick: bool) -> Outcome:
     """The engine's hot paths alone, at the end-to-end world's size."""
-    from simulator.metrics import Recorder
-    from simulator.outcomes import OutcomeModel
-    from simulator.pairing import (
+    from simulator.evaluation.metrics import Recorder
+    from simulator.world.outcomes import OutcomeModel
+    from simulator.world.pairing import (
         pair_online,
         pair_random,
         pair_swiss_round,
@@ -608,8 +608,8 @@ def _replay_rows(n_players: int, rng: np.random.Generator) -> list[Row]:
     """
     import tempfile
 
-    from simulator.records import Players, read_games
-    from simulator.replay import replay
+    from simulator.data.records import Players, read_games
+    from simulator.tasks.replay import replay
 
     n_games = 10 * n_players
     weight = 1.0 / np.arange(1, n_players + 1)
@@ -661,7 +661,7 @@ def _replay_rows(n_players: int, rng: np.random.Generator) -> list[Row]:
 
 def _e2e_config(n_players: int, years: float) -> Any:
     from simulator.config import RunConfig
-    from simulator.population import PopulationConfig
+    from simulator.world.population import PopulationConfig
 
     return RunConfig(
         title=f"benchmark: default comparison at {n_players:,} players",
@@ -676,8 +676,8 @@ def _child_main(spec: dict[str, Any]) -> None:
     """Run one replicate of the end-to-end world; print a JSON line of figures."""
     from simulator import engine
     from simulator.engine import run_replicate
-    from simulator.population import Strengths, make_population
     from simulator.systems._common import day_of
+    from simulator.world.population import Strengths, make_population
 
     config = _e2e_config(spec["n_players"], spec["years"])
     # Time spent per engine component, by wrapping the engine's own functions
@@ -802,12 +802,12 @@ def _run_child(spec: dict[str, Any]) -> dict[str, Any]:
 
 def _nominal_sides(n_players: int, years: float, seed: int) -> tuple[float, int]:
     """Player-games the population's activity asks for over ``years``; players."""
-    from simulator.population import (
+    from simulator.systems._common import day_of
+    from simulator.world.population import (
         DAYS_PER_YEAR,
         PopulationConfig,
         make_population,
     )
-    from simulator.systems._common import day_of
 
     start = day_of(START)
     n_days = round(years * DAYS_PER_YEAR)
@@ -1035,7 +1035,7 @@ def _cpu_seconds() -> float:
 
 def scaling(quick: bool) -> Outcome:
     """The same replicates on one process and on two."""
-    from simulator.parallel import run
+    from simulator.tasks.run import run
 
     # Large enough that each process's start-up (imports, loading the
     # compiled loops: under a second) is small beside its replicates.

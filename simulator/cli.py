@@ -1445,14 +1445,14 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from simulator.config import default_config, dump_config, load_config
-    from simulator.parallel import run_sweep
-    from simulator.report import (
+    from simulator.evaluation.report import (
         format_summary_table,
         format_sweep_table,
         sweep_table,
         write_report,
         write_sweep_report,
     )
+    from simulator.tasks.run import run_sweep
 
     config = default_config() if args.config is None else load_config(args.config)
     seed = args.seed if args.seed is not None else config.seed
@@ -1523,7 +1523,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
 
 
 # --------------------------------------------------------------------------
-# rate and replay: real games (the logic is in simulator.rate and .replay)
+# rate and replay: real games (the logic is in simulator.tasks.rate and .replay)
 # --------------------------------------------------------------------------
 
 
@@ -1556,9 +1556,9 @@ def _start_rating(text: str) -> float | None:
 
 def _cmd_rate(args: argparse.Namespace) -> int:
     """``ratingsim rate TOURNAMENT.trf``: rate a FIDE tournament report."""
-    from simulator import rate
-    from simulator.records import FormatError
-    from simulator.trf import read_trf
+    from simulator.data.records import FormatError
+    from simulator.data.trf import read_trf
+    from simulator.tasks import rate
 
     where = "ratingsim rate: error:"
     try:
@@ -1612,14 +1612,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     """``ratingsim replay GAMES``: walk-forward replay through the systems."""
     from tqdm import tqdm
 
-    from simulator import replay
-    from simulator.records import (
+    from simulator.data.records import (
         BadRecords,
         FormatError,
         Players,
         read_games,
         sort_batches,
     )
+    from simulator.tasks import replay
 
     where = "ratingsim replay: error:"
     players = Players()
@@ -1680,8 +1680,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     return 0
 
 
-#: ``simulator.rate.RATE_SYSTEMS`` and ``GAMES_PLAYED_DEFAULT``, as literals so
-#: that building the parser loads no reader (tests/test_rate.py compares them).
+#: ``simulator.tasks.rate.RATE_SYSTEMS`` and ``GAMES_PLAYED_DEFAULT``, as literals so
+#: that building the parser loads no reader (tests/tasks/test_rate.py compares them).
 _RATE_SYSTEMS = ("fide", "fide-2024", "classic")
 _GAMES_PLAYED_DEFAULT = 30
 

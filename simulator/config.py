@@ -21,6 +21,10 @@ A system is a registry name or a table ``{system = "fide", label = "fide no
 cap", cap = "none"}``: the keys besides ``system`` and ``label`` are the
 system's parameters, and the string ``"none"`` stands for Python's ``None``
 (TOML has no null).
+
+Imports: base, systems, world and evaluation (each section of a config is the
+parameter dataclass of the layer it configures); never the engine, data,
+tasks or the CLI.
 """
 
 from __future__ import annotations
@@ -38,10 +42,10 @@ import numpy as np
 import tomli_w
 
 from simulator._validate import check_choice, check_interval
-from simulator.metrics import MetricsConfig
-from simulator.outcomes import OutcomeModel
-from simulator.population import PopulationConfig
+from simulator.evaluation.metrics import MetricsConfig
 from simulator.systems import SYSTEMS, RatingSystem, make_system
+from simulator.world.outcomes import OutcomeModel
+from simulator.world.population import PopulationConfig
 
 __all__ = [
     "DEFAULT_SYSTEMS",

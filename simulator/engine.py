@@ -12,6 +12,9 @@ checkpoint. Memory is bounded by the players plus one period's games.
 
 Within a round a player plays at most once, across all events of an arena, so
 updating a round at once equals updating its games one by one.
+
+Imports: base, systems, world, evaluation and config; never data, tasks or
+the CLI.
 """
 
 from __future__ import annotations
@@ -25,9 +28,11 @@ import numpy as np
 import pandas as pd
 
 from simulator.config import ArenaConfig, RunConfig, ScheduleConfig
-from simulator.metrics import Recorder, ReplicateResult, compare_ratings
-from simulator.outcomes import OutcomeModel
-from simulator.pairing import (
+from simulator.evaluation.metrics import Recorder, ReplicateResult, compare_ratings
+from simulator.systems import RatingSystem
+from simulator.systems._common import FloatArray, Games, IntArray, day_of
+from simulator.world.outcomes import OutcomeModel
+from simulator.world.pairing import (
     Round,
     SwissState,
     pair_online,
@@ -37,7 +42,7 @@ from simulator.pairing import (
     round_robin,
     swiss_start,
 )
-from simulator.population import (
+from simulator.world.population import (
     DAYS_PER_YEAR,
     PlayerKind,
     Population,
@@ -46,8 +51,6 @@ from simulator.population import (
     age,
     make_population,
 )
-from simulator.systems import RatingSystem
-from simulator.systems._common import FloatArray, Games, IntArray, day_of
 
 __all__ = ["run_replicate"]
 

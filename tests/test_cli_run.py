@@ -11,10 +11,10 @@ from pathlib import Path
 
 import pytest
 
-import simulator.parallel
+import simulator.tasks.run
 from simulator.cli import main
 from simulator.config import load_config, parse_config
-from simulator.report import FIGURES, TABLES
+from simulator.evaluation.report import FIGURES, TABLES
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -205,7 +205,7 @@ def test_non_empty_out_folder_is_refused_before_running(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An existing non-empty --out: exit 2 before any replicate, folder untouched."""
-    monkeypatch.setattr(simulator.parallel, "run", _no_run)
+    monkeypatch.setattr(simulator.tasks.run, "run", _no_run)
     config = _write(tmp_path / "small.toml", SMALL)
     out = tmp_path / "out"
     out.mkdir()
@@ -222,7 +222,7 @@ def test_out_that_is_a_file_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An --out that names a file: exit 2 before running, the file untouched."""
-    monkeypatch.setattr(simulator.parallel, "run", _no_run)
+    monkeypatch.setattr(simulator.tasks.run, "run", _no_run)
     config = _write(tmp_path / "small.toml", SMALL)
     out = _write(tmp_path / "out", "a file")
     assert main(["run", str(config), "--out", str(out)]) == 2

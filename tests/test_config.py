@@ -19,8 +19,8 @@ from simulator.config import (
     load_config,
     parse_config,
 )
-from simulator.metrics import MetricsConfig
-from simulator.population import PopulationConfig
+from simulator.evaluation.metrics import MetricsConfig
+from simulator.world.population import PopulationConfig
 
 #: A config that sets something in every table, with system tables, labels,
 #: "none" parameters and two arenas.

@@ -21,13 +21,13 @@ import pytest
 from simulator import engine, systems
 from simulator.config import RunConfig, parse_config
 from simulator.engine import run_replicate
-from simulator.metrics import COIN_FLIP, ORACLE, ReplicateResult
-from simulator.population import Population, Strengths
+from simulator.evaluation.metrics import COIN_FLIP, ORACLE, ReplicateResult
 from simulator.systems import Games
 from simulator.systems.elo import Elo
 from simulator.systems.fide import Fide
 from simulator.systems.glicko2 import Glicko2
 from simulator.systems.lichess import Lichess
+from simulator.world.population import Population, Strengths
 
 #: A population whose true strengths never move: no random walk, a flat age
 #: curve, nobody leaves, everyone equally active for their strength.

@@ -16,7 +16,7 @@ import pytest
 
 from simulator.config import RunConfig, expand, load_config
 from simulator.engine import run_replicate
-from simulator.metrics import ORACLE, combine
+from simulator.evaluation.metrics import ORACLE, combine
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 

@@ -17,8 +17,14 @@ import pytest
 
 from simulator.config import ConfigError, parse_config
 from simulator.engine import run_replicate
-from simulator.metrics import MetricsConfig, Recorder, combine, threshold_name
-from simulator.population import (
+from simulator.evaluation.metrics import (
+    MetricsConfig,
+    Recorder,
+    combine,
+    threshold_name,
+)
+from simulator.evaluation.report import write_report
+from simulator.world.population import (
     DAYS_PER_YEAR,
     PlayerKind,
     Population,
@@ -27,7 +33,6 @@ from simulator.population import (
     advance,
     make_population,
 )
-from simulator.report import write_report
 
 #: Two probe levels in a small Swiss world rated by two systems.
 PROBES = """

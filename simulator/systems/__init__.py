@@ -3,6 +3,10 @@
 Every system is a frozen dataclass of parameters with the small structural
 interface :class:`RatingSystem`; tests, experiments and the CLI reach systems
 only through :data:`SYSTEMS` and :func:`make_system`.
+
+Imports: the base modules only (``simulator._jit``, ``_types``,
+``_validate``). The rules know nothing of the world, the engine or the data
+they are given: a system sees arrays of players and games.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Tests of simulator.population: sizes, WORLD.md targets, ageing, step invariance.
+"""Tests of world.population: sizes, WORLD.md targets, ageing, step invariance.
 
 Stochastic tests hold for any seed: tolerances are 5 standard errors of the
 statistic, from the sample size, or documented margins well outside them. Run
@@ -14,7 +14,8 @@ import re
 import numpy as np
 import pytest
 
-from simulator.population import (
+from simulator.systems._common import day_of, year_of
+from simulator.world.population import (
     DAYS_PER_YEAR,
     JUNIOR_AGE,
     PlayerKind,
@@ -26,7 +27,6 @@ from simulator.population import (
     age,
     make_population,
 )
-from simulator.systems._common import day_of, year_of
 
 START = day_of("2024-01-01")
 #: Standard errors allowed in stochastic assertions.

@@ -1,4 +1,4 @@
-"""Tests of simulator.parallel: the same numbers serially, in parallel and again."""
+"""Tests of simulator.tasks.run: the same numbers serially, in parallel and again."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import pandas as pd
 import pytest
 
 from simulator.config import parse_config
-from simulator.metrics import ReplicateResult, Summary
-from simulator.parallel import RunResult, run, run_one
+from simulator.evaluation.metrics import ReplicateResult, Summary
+from simulator.tasks.run import RunResult, run, run_one
 
 #: Two arenas, so that per-arena combining is compared too.
 SMALL = """

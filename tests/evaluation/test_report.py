@@ -1,4 +1,4 @@
-"""Tests of simulator.report: the terminal table and the results folder."""
+"""Tests of simulator.evaluation.report: the terminal table and the results folder."""
 
 from __future__ import annotations
 
@@ -10,9 +10,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from simulator import report
-from simulator.metrics import Recorder, ReplicateResult, Summary, combine
-from simulator.report import FIGURES, TABLES, format_summary_table, write_report
+from simulator.evaluation import report
+from simulator.evaluation.metrics import Recorder, ReplicateResult, Summary, combine
+from simulator.evaluation.report import (
+    FIGURES,
+    TABLES,
+    format_summary_table,
+    write_report,
+)
 
 SYSTEMS = ("fide", "glicko2", "lichess")
 CONFIG = '[run]\ntitle = "test"\nyears = 1.0\n'

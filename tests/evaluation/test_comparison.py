@@ -27,9 +27,14 @@ from simulator.config import (
     parse_config,
 )
 from simulator.engine import run_replicate
-from simulator.metrics import Recorder, ReplicateResult, combine, compare_ratings
-from simulator.population import DAYS_PER_YEAR, active, make_population
-from simulator.report import write_report
+from simulator.evaluation.metrics import (
+    Recorder,
+    ReplicateResult,
+    combine,
+    compare_ratings,
+)
+from simulator.evaluation.report import write_report
+from simulator.world.population import DAYS_PER_YEAR, active, make_population
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

@@ -47,6 +47,7 @@ from typing import Any
 
 import numpy as np
 
+from simulator.data.trf import BYES, FORFEITS, PLAYED, Tournament, TrfPlayer
 from simulator.systems import SYSTEMS, make_system
 from simulator.systems._common import (
     Games,
@@ -64,7 +65,6 @@ from simulator.systems._lists import (
 from simulator.systems.classic import Classic, initial_rating_international
 from simulator.systems.fide import HYPOTHETICAL_OPPONENT, Fide, initial_rating
 from simulator.systems.tables import dp_from_p
-from simulator.trf import BYES, FORFEITS, PLAYED, Tournament, TrfPlayer
 
 __all__ = [
     "GAMES_PLAYED_DEFAULT",

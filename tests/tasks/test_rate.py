@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from simulator.cli import main
-from simulator.rate import GameLine, rate_tournament, to_csv, to_json
+from simulator.data.trf import parse_trf, read_trf
 from simulator.systems import SYSTEMS
 from simulator.systems._lists import rules_expected
-from simulator.trf import parse_trf, read_trf
+from simulator.tasks.rate import GameLine, rate_tournament, to_csv, to_json
 
-MADRID = Path(__file__).parent / "data" / "swiss-madrid-2018.trf"
+MADRID = Path(__file__).parent.parent / "data" / "swiss-madrid-2018.trf"
 
 
 @pytest.fixture(scope="module")
@@ -330,8 +330,9 @@ def test_cli_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 
 def test_cli_literals_match_the_module() -> None:
-    """The parser's system choices and default G are simulator.rate's."""
-    from simulator import cli, rate, replay
+    """The parser's system choices and default G are simulator.tasks.rate's."""
+    from simulator import cli
+    from simulator.tasks import rate, replay
 
     assert cli._RATE_SYSTEMS == rate.RATE_SYSTEMS
     assert cli._GAMES_PLAYED_DEFAULT == rate.GAMES_PLAYED_DEFAULT

@@ -44,7 +44,7 @@ players are rated on the list the event uses (FIDE Rating Regulations;
 RULES.md section 1).
 
 Every malformed line is reported with the file name, the line number and what
-is wrong (:class:`~simulator.records.FormatError`); with ``skip_bad=True`` the
+is wrong (:class:`~simulator.data.records.FormatError`); with ``skip_bad=True`` the
 bad lines and games are left out, counted and listed in
 :attr:`Tournament.skipped`, never silently.
 """
@@ -57,7 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from simulator.records import BadRecord, FormatError
+from simulator.data.records import BadRecord, FormatError
 
 __all__ = [
     "BYES",

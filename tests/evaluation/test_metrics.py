@@ -1,4 +1,4 @@
-"""Tests of simulator.metrics: accuracy, prediction, calibration, convergence, drift.
+"""Tests of evaluation.metrics: accuracy, prediction, calibration, convergence, drift.
 
 Stochastic tests take the ``seed`` fixture of conftest.py (``RATINGSIM_SEEDS``).
 """
@@ -13,8 +13,8 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import stats
 
-from simulator import metrics
-from simulator.metrics import (
+from simulator.evaluation import metrics
+from simulator.evaluation.metrics import (
     COIN_FLIP,
     ORACLE,
     MetricsConfig,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from simulator.records import FormatError
-from simulator.trf import parse_trf, read_trf
+from simulator.data.records import FormatError
+from simulator.data.trf import parse_trf, read_trf
 
-MADRID = Path(__file__).parent / "data" / "swiss-madrid-2018.trf"
+MADRID = Path(__file__).parent / "swiss-madrid-2018.trf"
 
 
 def player(

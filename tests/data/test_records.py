@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulator.records import (
+from simulator.data.records import (
     BadRecords,
     FormatError,
     Players,

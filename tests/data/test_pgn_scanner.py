@@ -21,8 +21,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simulator import records
-from simulator.records import (
+from simulator.data import records
+from simulator.data.records import (
     BadRecords,
     FormatError,
     GameBatch,

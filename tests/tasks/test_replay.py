@@ -14,10 +14,10 @@ import pytest
 from test_records import pgn_game, write_csv
 
 from simulator.cli import main
-from simulator.records import Players, csv_batches, read_games
-from simulator.replay import _date_text, _date_texts, _Room, replay
+from simulator.data.records import Players, csv_batches, read_games
 from simulator.systems import make_system
 from simulator.systems._common import Games, day_of
+from simulator.tasks.replay import _date_text, _date_texts, _Room, replay
 
 
 def rows(*games: str, ratings: bool = False) -> list[str]:

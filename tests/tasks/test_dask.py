@@ -5,7 +5,7 @@ import pytest
 from distributed import LocalCluster
 
 from simulator.config import parse_config
-from simulator.parallel import run_sweep
+from simulator.tasks.run import run_sweep
 
 SWEEP = """
 title = "dask sweep"
@@ -55,7 +55,7 @@ def test_failed_task_is_reported_and_others_kept():
     config = parse_config(SWEEP)
 
     def flaky(calls):
-        from simulator.parallel import run_task
+        from simulator.tasks.run import run_task
 
         for i, (cfg, seed) in enumerate(calls):
             if i == 1:

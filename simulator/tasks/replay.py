@@ -1,9 +1,9 @@
 """Walk-forward replay of real games through rating systems, with prediction metrics.
 
-Games are read in date order (:mod:`simulator.records`) and every system sees
+Games are read in date order (:mod:`simulator.data.records`) and every system sees
 each game twice: first it predicts White's score from the ratings it has
 *before* the game, then, in its own time, it rates the game. The predictions
-go into the same :class:`~simulator.metrics.Recorder` the simulator uses (log
+go into the same :class:`~simulator.evaluation.metrics.Recorder` the simulator uses (log
 loss, Brier score, calibration), so no system is ever scored on a game it has
 already rated.
 
@@ -58,8 +58,8 @@ import numpy as np
 import pandas as pd
 
 from simulator._types import BoolArray
-from simulator.metrics import ORACLE, MetricsConfig, Recorder
-from simulator.records import GameBatch, Players
+from simulator.data.records import GameBatch, Players
+from simulator.evaluation.metrics import ORACLE, MetricsConfig, Recorder
 from simulator.systems import RatingSystem, make_system
 from simulator.systems._common import FloatArray, Games, IntArray, split_rounds
 from simulator.systems._lists import ListState
@@ -437,7 +437,7 @@ def replay(
     Parameters
     ----------
     batches : iterable of GameBatch
-        The games, in date order (:func:`simulator.records.read_games`).
+        The games, in date order (:func:`simulator.data.records.read_games`).
     systems : sequence of str or RatingSystem
         Registry names (built with their defaults) or built systems; their
         names must differ.
@@ -469,7 +469,7 @@ def replay(
 
     Examples
     --------
-    >>> from simulator.records import csv_batches
+    >>> from simulator.data.records import csv_batches
     >>> rows = ["white,black,score,date"] + [
     ...     f"A,B,{s},2024-01-{d:02d}" for d, s in zip(range(1, 9), "10101111")]
     >>> result = replay(csv_batches(rows), ["elo", "lichess"])

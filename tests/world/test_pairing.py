@@ -1,4 +1,4 @@
-"""Tests of simulator.pairing: Swiss events, round robins, online pool, random.
+"""Tests of simulator.world.pairing: Swiss events, round robins, online pool, random.
 
 Stochastic tests take the shared ``seed`` fixture (tests/conftest.py:
 ``RATINGSIM_SEEDS=all`` sweeps 100 seeds, ``RATINGSIM_SEEDS=17`` reproduces
@@ -14,8 +14,8 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from simulator import pairing
-from simulator.pairing import (
+from simulator.world import pairing
+from simulator.world.pairing import (
     BLACK,
     WHITE,
     Round,

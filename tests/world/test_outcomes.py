@@ -1,4 +1,4 @@
-"""Tests of simulator.outcomes: exact mean score, the draw curve, presets, validation.
+"""Tests of world.outcomes: exact mean score, the draw curve, presets, validation.
 
 Stochastic tests hold for any seed: tolerances are 5 standard errors of the
 statistic, from the sample size. Run ``RATINGSIM_SEEDS=all pytest ...``
@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from simulator.outcomes import (
+from simulator.world.outcomes import (
     ONLINE_WHITE_ADVANTAGE,
     WHITE_ADVANTAGE,
     OutcomeModel,

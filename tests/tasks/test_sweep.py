@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-import simulator.parallel
-import simulator.report
+import simulator.evaluation.report
+import simulator.tasks.run
 from simulator.cli import main
 from simulator.config import (
     ArenaConfig,
@@ -32,13 +32,13 @@ from simulator.config import (
     expand,
     parse_config,
 )
-from simulator.parallel import SweepResult, run, run_sweep, run_task
-from simulator.report import (
+from simulator.evaluation.report import (
     SWEEP_COLUMNS,
     format_sweep_table,
     sweep_table,
     write_sweep_report,
 )
+from simulator.tasks.run import SweepResult, run, run_sweep, run_task
 
 #: Two variants x two values of Elo's K: four points. The variants differ only
 #: in the title, which no game depends on, so points of equal K agree exactly.
@@ -326,14 +326,14 @@ def _fail(
     when: Any,
 ) -> None:
     """Make ``run_one`` raise for the tasks where ``when(config, seed)`` holds."""
-    real = simulator.parallel.run_one
+    real = simulator.tasks.run.run_one
 
     def flaky(config: RunConfig, seed: Any) -> Any:
         if when(config, seed):
             raise RuntimeError(f"boom at K={_k(config)}")
         return real(config, seed)
 
-    monkeypatch.setattr(simulator.parallel, "run_one", flaky)
+    monkeypatch.setattr(simulator.tasks.run, "run_one", flaky)
 
 
 def test_failed_tasks_are_reported_and_the_rest_kept(
@@ -507,7 +507,7 @@ def test_write_sweep_report_leaves_nothing_when_it_fails(
 ) -> None:
     """A failure midway (the second point's report) leaves no folder behind."""
     result, _ = sweep
-    real = simulator.report.write_report
+    real = simulator.evaluation.report.write_report
     done: list[Path] = []
 
     def second_fails(out: Path, *args: Any, **kwargs: Any) -> Path:
@@ -516,7 +516,7 @@ def test_write_sweep_report_leaves_nothing_when_it_fails(
         done.append(real(out, *args, **kwargs))
         return done[-1]
 
-    monkeypatch.setattr(simulator.report, "write_report", second_fails)
+    monkeypatch.setattr(simulator.evaluation.report, "write_report", second_fails)
     with pytest.raises(OSError, match="disk full"):
         _write(tmp_path / "out", result)
     assert done and not done[0].exists()
@@ -646,8 +646,8 @@ def test_cli_run_sends_tasks_to_dask(
     def no_local(*args: Any) -> Any:
         raise AssertionError("ran locally")
 
-    monkeypatch.setattr(simulator.parallel, "_dask", fake_dask)
-    monkeypatch.setattr(simulator.parallel, "_local", no_local)
+    monkeypatch.setattr(simulator.tasks.run, "_dask", fake_dask)
+    monkeypatch.setattr(simulator.tasks.run, "_local", no_local)
     config = tmp_path / "tiny.toml"
     config.write_text(TINY, encoding="utf-8")
     out = tmp_path / "out"

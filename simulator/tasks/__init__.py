@@ -1,0 +1,9 @@
+"""What a user runs, as library functions: the CLI only parses for them and prints.
+
+- :mod:`~simulator.tasks.run`: replicates and sweeps, locally or on Dask;
+- :mod:`~simulator.tasks.rate`: rate a FIDE tournament report;
+- :mod:`~simulator.tasks.replay`: walk-forward replay of game records.
+
+Imports: every layer below (base, systems, world, data, evaluation, config,
+engine), never :mod:`simulator.cli`.
+"""

@@ -1,0 +1,13 @@
+"""The synthetic world: players, how their games turn out, who meets whom.
+
+- :mod:`~simulator.world.population`: players, their true strengths over
+  time, arrivals and departures;
+- :mod:`~simulator.world.outcomes`: the truth's expected-score curve and its
+  draws;
+- :mod:`~simulator.world.pairing`: Swiss events, round robins, the online pool
+  and random pairing.
+
+Imports: the base modules (``simulator._jit``, ``_types``, ``_validate``)
+only. The world knows nothing of rating systems: pairing by rating takes the
+ratings as an array.
+"""
