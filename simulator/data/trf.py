@@ -57,7 +57,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from simulator.data.records import BadRecord, FormatError
+from simulator.data.records import BadRecord, FormatError, raise_or_skip
 
 __all__ = [
     "BYES",
@@ -298,10 +298,9 @@ class _Reader:
         self.bad: list[BadRecord] = []
 
     def fail(self, line: int, message: str) -> None:
-        bad = BadRecord(self.path, line, message)
-        if not self.skip_bad:
-            raise FormatError(bad)
-        self.bad.append(bad)
+        raise_or_skip(
+            BadRecord(self.path, line, message), self.skip_bad, self.bad.append
+        )
 
 
 def _parse_date(text: str) -> dt.date | None:
@@ -351,13 +350,20 @@ def _player(line: str, lineno: int, reader: _Reader) -> TrfPlayer | None:
     def bad(message: str) -> None:
         reader.fail(lineno, message)
 
+    def whole(first: int, last: int, what: str) -> str | None:
+        """Columns ``first``..``last``: blank or a whole number; else None (bad)."""
+        field = _field(text, first, last)
+        if field and not field.isdigit():
+            bad(f"{what} {field!r} (columns {first}-{last}) is not a whole number")
+            return None
+        return field
+
     start_text = _field(text, 5, 8)
     if not start_text.isdigit() or int(start_text) == 0:
         bad(f"start number {start_text!r} (columns 5-8) is not a number from 1")
         return None
-    rating_text = _field(text, 49, 52)
-    if rating_text and not rating_text.isdigit():
-        bad(f"rating {rating_text!r} (columns 49-52) is not a whole number")
+    rating_text = whole(49, 52, "rating")
+    if rating_text is None:
         return None
     birth_text = _field(text, 70, 79)
     birth_year, ok = _birth_year(birth_text)
@@ -372,9 +378,8 @@ def _player(line: str, lineno: int, reader: _Reader) -> TrfPlayer | None:
         except ValueError:
             bad(f"points {points_text!r} (columns 81-84) are not a number")
             return None
-    rank_text = _field(text, 86, 89)
-    if rank_text and not rank_text.isdigit():
-        bad(f"rank {rank_text!r} (columns 86-89) is not a whole number")
+    rank_text = whole(86, 89, "rank")
+    if rank_text is None:
         return None
     if text[90:_ROUND_START].strip():
         bad("column 91 must be blank (round 1 begins at column 92)")

@@ -1,8 +1,10 @@
 """What a user runs, as library functions: the CLI only parses for them and prints.
 
 - :mod:`~simulator.tasks.run`: replicates and sweeps, locally or on Dask;
-- :mod:`~simulator.tasks.rate`: rate a FIDE tournament report;
-- :mod:`~simulator.tasks.replay`: walk-forward replay of game records.
+- :mod:`~simulator.tasks.rate`: rate a FIDE tournament report (the rating in
+  ``rate.rating``, its table, CSV and JSON in ``rate.output``);
+- :mod:`~simulator.tasks.replay`: walk-forward replay of game records (the
+  replay in ``replay.walk``, its text and JSON in ``replay.summary``).
 
 Imports: every layer below (base, systems, world, data, evaluation, config,
 engine), never :mod:`simulator.cli`.

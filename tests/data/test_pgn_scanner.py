@@ -21,14 +21,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from simulator.data import records
-from simulator.data.records import (
-    BadRecords,
-    FormatError,
-    GameBatch,
-    Players,
-    pgn_batches,
-)
+from simulator.data import pgn_records, records
+from simulator.data.pgn_records import pgn_batches
+from simulator.data.records import BadRecords, FormatError, GameBatch, Players
 
 # --- the reference: every game read by python-chess -------------------------------
 
@@ -50,7 +45,7 @@ def reference_pgn_batches(
     The patch holds while the generator is paused: a test must not read
     with ``pgn_batches`` before this one is exhausted.
     """
-    with mock.patch.object(records, "_scan_game", _give_up):
+    with mock.patch.object(pgn_records, "_scan_game", _give_up):
         yield from pgn_batches(handle, **kwargs)
 
 
@@ -345,7 +340,7 @@ def test_fast_tag_regex_agrees_with_python_chess(line: str) -> None:
     """A line the fast scanner takes gives python-chess's name and value."""
     match = chess.pgn.TAG_REGEX.match(line)
     assert match is not None
-    assert records._FAST_TAG.findall(f"\x00{line}\x00") == [match.groups()]
+    assert pgn_records._FAST_TAG.findall(f"\x00{line}\x00") == [match.groups()]
 
 
 def _game(white: str, black: str, head: str = "", moves: str = "1. e4 1-0\n") -> str:
@@ -392,9 +387,9 @@ TRICKY = [
     _game("Cid", "Dan", head='[\x00[WhiteElo "2000"]\n'),
     _game("Cid", "Dan", head='[Event "x\x00[Result "0-1"]\n'),
     # Games longer than the scanner holds: blank lines, tags, movetext.
-    "\n" * (records._SCAN_LINES + 5) + _game("Cid", "Dan"),
+    "\n" * (pgn_records._SCAN_LINES + 5) + _game("Cid", "Dan"),
     _game("Cid", "Dan", head="".join(f'[T{i} "v"]\n' for i in range(300))),
-    _game("Cid", "Dan", moves="1. e4\n" * (records._SCAN_LINES + 5)),
+    _game("Cid", "Dan", moves="1. e4\n" * (pgn_records._SCAN_LINES + 5)),
 ]
 
 
@@ -453,5 +448,5 @@ def test_lines_not_split_at_newlines() -> None:
 def test_scanner_holds_a_bounded_number_of_lines(lines: list[str]) -> None:
     """A long game is left to python-chess, which streams it, not held whole."""
     got: list[str] = []
-    assert records._scan_game(partial(next, iter(lines), ""), got) is None
-    assert 0 < len(got) <= records._SCAN_LINES + 1 < len(lines)
+    assert pgn_records._scan_game(partial(next, iter(lines), ""), got) is None
+    assert 0 < len(got) <= pgn_records._SCAN_LINES + 1 < len(lines)
