@@ -367,6 +367,7 @@ def read_games(
     FormatError
         A malformed record; also an extension other than ``.csv`` or ``.pgn``.
     """
+    # The readers import this module's pieces: they are imported when read.
     from simulator.data.csv_records import csv_batches
     from simulator.data.pgn_records import pgn_batches
 
