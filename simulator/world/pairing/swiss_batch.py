@@ -196,6 +196,26 @@ class _SwissBatch:
             self._contexts[e] = ctx
         return ctx
 
+    @property
+    def layout(
+        self,
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray, KeyArray, IntArray]:
+        """Where the events are, as the compiled loops take it.
+
+        ``base``, ``n``, ``order``, ``first_place``, ``n_present``, ``keys``
+        and ``key_start``: the arguments :func:`_match_small_events` and
+        :func:`_broken_matching` share.
+        """
+        return (
+            self.base,
+            self.n,
+            self.order,
+            self.first_place,
+            self.n_present,
+            self.keys,
+            self.key_start,
+        )
+
     def match(self) -> None:
         """Steps 1-5 of :func:`pair_swiss_round` for every event."""
         for e in np.flatnonzero(self.large).tolist():
@@ -207,13 +227,7 @@ class _SwissBatch:
         ctx = self.ctx
         status = _match_small_events(
             ~self.large,
-            self.base,
-            self.n,
-            self.order,
-            self.first_place,
-            self.n_present,
-            self.keys,
-            self.key_start,
+            *self.layout,
             self.points,
             ctx.allow_white,
             ctx.allow_black,
@@ -243,17 +257,7 @@ class _SwissBatch:
 
     def check(self) -> None:
         """The contract of :func:`pair_swiss_round`, checked on every event."""
-        if _broken_matching(
-            self.base,
-            self.n,
-            self.order,
-            self.first_place,
-            self.n_present,
-            self.keys,
-            self.key_start,
-            self.ctx.had_bye,
-            self.mate,
-        ):
+        if _broken_matching(*self.layout, self.ctx.had_bye, self.mate):
             # A bug in the compiled loops: the event-by-event path still pairs
             # the batch right, but say so, or the bug would only show as
             # slower runs.
