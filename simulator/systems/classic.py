@@ -24,13 +24,9 @@ from simulator.systems._common import (
     player_sum,
     round_half_up,
 )
-from simulator.systems._lists import (
-    ListRules,
-    ListState,
-    ListSystem,
-    Pool,
-    rate_list_period,
-)
+from simulator.systems.lists.period import rate_list_period
+from simulator.systems.lists.state import ListRules, ListState, Pool
+from simulator.systems.lists.system import ListSystem
 from simulator.systems.tables import dp_from_p
 
 __all__ = [

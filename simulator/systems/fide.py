@@ -23,10 +23,8 @@ from simulator.systems._common import (
     IntArray,
     round_half_up,
 )
-from simulator.systems._lists import (
-    ListRules,
-    ListSystem,
-)
+from simulator.systems.lists.state import ListRules
+from simulator.systems.lists.system import ListSystem
 from simulator.systems.tables import dp_from_p
 
 __all__ = [

@@ -19,7 +19,7 @@ import pytest
 from simulator.cli import main
 from simulator.data.trf import parse_trf, read_trf
 from simulator.systems import SYSTEMS
-from simulator.systems._lists import rules_expected
+from simulator.systems.lists.state import rules_expected
 from simulator.tasks.rate import GameLine, rate_tournament, to_csv, to_json
 
 MADRID = Path(__file__).parent.parent / "data" / "swiss-madrid-2018.trf"
