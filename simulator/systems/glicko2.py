@@ -27,6 +27,7 @@ from simulator.systems._common import (
     check_choice,
     check_interval,
     check_lengths,
+    check_new_player,
     initial_values,
     list_day_after,
 )
@@ -493,24 +494,8 @@ class Glicko2:
 
     def __post_init__(self) -> None:
         check_interval("Glicko2", "tau", self.tau, 0, np.inf, closed="neither")
-        check_interval(
-            "Glicko2",
-            "initial_rating",
-            self.initial_rating,
-            -np.inf,
-            np.inf,
-            closed="neither",  # finite: an infinite rating makes every E NaN
-        )
-        check_interval(
-            "Glicko2", "initial_rd", self.initial_rd, 0, np.inf, closed="neither"
-        )
-        check_interval(
-            "Glicko2",
-            "initial_volatility",
-            self.initial_volatility,
-            0,
-            np.inf,
-            closed="neither",
+        check_new_player(
+            "Glicko2", self.initial_rating, self.initial_rd, self.initial_volatility
         )
         check_interval("Glicko2", "epsilon", self.epsilon, 0, 1, closed="neither")
         check_choice("Glicko2", "period", self.period, tuple(PERIODS))

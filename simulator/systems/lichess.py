@@ -62,6 +62,7 @@ from simulator.systems._common import (
     check_choice,
     check_interval,
     check_lengths,
+    check_new_player,
     days_since_last,
     gather,
     initial_values,
@@ -70,6 +71,7 @@ from simulator.systems._common import (
     round_arrays,
     round_counts,
     scatter,
+    seeded_last_day,
 )
 from simulator.systems._lichess_kernels import (
     SANE_RATING,
@@ -434,22 +436,8 @@ class Lichess:
     def __post_init__(self) -> None:
         own = "Lichess"
         check_interval(own, "tau", self.tau, 0, np.inf, closed="neither")
-        check_interval(
-            own,
-            "initial_rating",
-            self.initial_rating,
-            -np.inf,
-            np.inf,
-            closed="neither",
-        )
-        check_interval(own, "initial_rd", self.initial_rd, 0, np.inf, closed="neither")
-        check_interval(
-            own,
-            "initial_volatility",
-            self.initial_volatility,
-            0,
-            np.inf,
-            closed="neither",
+        check_new_player(
+            own, self.initial_rating, self.initial_rd, self.initial_volatility
         )
         check_interval(own, "epsilon", self.epsilon, 0, 1, closed="neither")
         check_interval(
@@ -498,12 +486,7 @@ class Lichess:
         """
         start = initial_values(n_players, rating, self.initial_rating, "rating")
         n = initial_values(n_players, n_games, 0, "n_games").astype(np.intp)
-        last_day = np.full(n_players, np.nan)
-        if day is not None:
-            seeded = n > 0
-            if rating is not None:
-                seeded |= ~np.isnan(np.asarray(rating, dtype=np.float64))
-            last_day[seeded] = float(day)
+        last_day = seeded_last_day(n_players, rating, n, day)
         return LichessState(
             start,
             initial_values(n_players, rd, self.initial_rd, "rd"),
