@@ -55,12 +55,6 @@ from simulator.systems._common import (
     round_half_away,
     round_half_up,
 )
-from simulator.systems._lists import (
-    ListState,
-    apply_700_rule,
-    period_k,
-    rules_expected,
-)
 from simulator.systems.classic import (
     Classic,
     initial_rating_international,
@@ -73,6 +67,12 @@ from simulator.systems.glicko import g as glicko_g
 from simulator.systems.glicko2 import SCALE, Glicko2
 from simulator.systems.glicko2 import g as glicko2_g
 from simulator.systems.lichess import REGULATOR_FACTORS, Lichess, provisional
+from simulator.systems.lists.state import (
+    ListState,
+    apply_700_rule,
+    period_k,
+    rules_expected,
+)
 
 __all__ = ["CliError", "GameInput", "build_parser", "main", "parse_game"]
 

@@ -11,11 +11,12 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from simulator._jit import jit
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_choice, check_interval
+from simulator.systems.tables import dp_from_p
 
 __all__ = [
     "EPOCH",
@@ -682,3 +683,76 @@ def initial_values(
     if a.shape != (n_players,):
         raise ValueError(f"{name!r} must have one entry per player ({n_players}).")
     return np.where(np.isnan(a), default, a)
+
+
+def seeded_last_day(
+    n_players: int, rating: ArrayLike | None, n_games: IntArray, day: float | None
+) -> FloatArray:
+    """Each player's last game day in a new per-game pool (Glicko, Lichess).
+
+    A seeded player (a ``rating`` given and not NaN, or ``n_games > 0``)
+    counts as having last played on ``day``; everyone else, and everyone
+    without ``day``, has NaN (never played).
+
+    >>> seeded_last_day(3, [1800, np.nan, np.nan], np.array([0, 2, 0]), 10).tolist()
+    [10.0, 10.0, nan]
+    """
+    last_day = np.full(n_players, np.nan)
+    if day is not None:
+        seeded = n_games > 0
+        if rating is not None:
+            seeded |= ~np.isnan(np.asarray(rating, dtype=np.float64))
+        last_day[seeded] = float(day)
+    return last_day
+
+
+def check_new_player(
+    owner: str,
+    initial_rating: float,
+    initial_rd: float,
+    initial_volatility: float | None = None,
+) -> None:
+    """Check a Glicko system's new-player values, in this order.
+
+    The rating finite (an infinite one makes every E NaN), the deviation and
+    the volatility (where the system has one) positive and finite.
+    """
+    check_interval(
+        owner,
+        "initial_rating",
+        initial_rating,
+        -np.inf,
+        np.inf,
+        closed="neither",
+    )
+    check_interval(owner, "initial_rd", initial_rd, 0, np.inf, closed="neither")
+    if initial_volatility is not None:
+        check_interval(
+            owner,
+            "initial_volatility",
+            initial_volatility,
+            0,
+            np.inf,
+            closed="neither",
+        )
+
+
+def average_and_dp(
+    opp_rating_sum: ArrayLike, n: ArrayLike, points: ArrayLike
+) -> tuple[FloatArray, FloatArray, FloatArray, NDArray[np.int64]]:
+    """The inputs of the old initial-rating rules, without hypothetical opponents.
+
+    ``n`` and ``points`` (W) as floats, ``Ra`` the plain average of the rated
+    opponents (``sum / n``) and ``dp(p)`` of table 8.1.1 with ``p = W / n``
+    rounded half up to hundredths (0.50 where ``n`` is 0): what the 2003
+    Handbook B0206 and FIDE 7.1.4 as in force 2014-2024 start from.
+
+    >>> [a.item() for a in average_and_dp(9 * 2000, 9, 3)]
+    [9.0, 3.0, 2000.0, -125]
+    """
+    n = np.asarray(n, dtype=np.float64)
+    w = np.asarray(points, dtype=np.float64)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ra = np.asarray(opp_rating_sum, dtype=np.float64) / n
+        p = np.rint(round_half_up(np.where(n > 0, w / n, 0.5), 2) * 100)
+    return n, w, ra, dp_from_p(p.astype(np.int64))

@@ -21,17 +21,13 @@ from simulator.systems._common import (
     FloatArray,
     Games,
     IntArray,
+    average_and_dp,
     player_sum,
     round_half_up,
 )
-from simulator.systems._lists import (
-    ListRules,
-    ListState,
-    ListSystem,
-    Pool,
-    rate_list_period,
-)
-from simulator.systems.tables import dp_from_p
+from simulator.systems.lists.period import rate_list_period
+from simulator.systems.lists.state import ListRules, ListState, Pool
+from simulator.systems.lists.system import ListSystem
 
 __all__ = [
     "Classic",
@@ -74,14 +70,8 @@ def initial_rating_international(
     >>> initial_rating_international(9 * 2000, 9, 3).item()
     1875.0
     """
-    n = np.asarray(n, dtype=np.float64)
-    w = np.asarray(points, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ra = np.asarray(opp_rating_sum, dtype=np.float64) / n
-        p = np.rint(round_half_up(np.where(n > 0, w / n, 0.5), 2) * 100)
-    ru = np.where(
-        w >= n / 2, ra + 25.0 * (w - n / 2), ra + dp_from_p(p.astype(np.int64))
-    )
+    n, w, ra, dp = average_and_dp(opp_rating_sum, n, points)
+    ru = np.where(w >= n / 2, ra + 25.0 * (w - n / 2), ra + dp)
     return np.where(n >= min_games, round_half_up(ru), np.nan)
 
 

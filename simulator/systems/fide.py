@@ -21,12 +21,11 @@ from simulator._validate import check_choice, check_interval
 from simulator.systems._common import (
     FloatArray,
     IntArray,
+    average_and_dp,
     round_half_up,
 )
-from simulator.systems._lists import (
-    ListRules,
-    ListSystem,
-)
+from simulator.systems.lists.state import ListRules
+from simulator.systems.lists.system import ListSystem
 from simulator.systems.tables import dp_from_p
 
 __all__ = [
@@ -135,13 +134,9 @@ def initial_rating_2014(
     >>> initial_rating_2014(5 * 1900, 5, 2).item()
     1828.0
     """
-    n = np.asarray(n, dtype=np.float64)
-    w = np.asarray(points, dtype=np.float64)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        ra = np.asarray(opp_rating_sum, dtype=np.float64) / n
-        p = np.rint(round_half_up(np.where(n > 0, w / n, 0.5), 2) * 100)
+    n, w, ra, dp = average_and_dp(opp_rating_sum, n, points)
     above = ra + 40.0 * (w - n / 2)
-    below = ra + dp_from_p(p.astype(np.int64))
+    below = ra + dp
     ru = np.minimum(round_half_up(np.where(w >= n / 2, above, below)), max_rating)
     return np.where(n >= min_games, ru, np.nan)
 

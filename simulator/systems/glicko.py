@@ -38,6 +38,7 @@ from simulator.systems._common import (
     check_choice,
     check_interval,
     check_lengths,
+    check_new_player,
     days_since_last,
     gather,
     initial_values,
@@ -46,6 +47,7 @@ from simulator.systems._common import (
     round_arrays,
     round_counts,
     scatter,
+    seeded_last_day,
 )
 from simulator.systems.glicko2 import (
     PERIODS,
@@ -295,15 +297,7 @@ class Glicko:
     def __post_init__(self) -> None:
         own = "Glicko"
         check_interval(own, "c", self.c, 0, np.inf, closed="left")
-        check_interval(
-            own,
-            "initial_rating",
-            self.initial_rating,
-            -np.inf,
-            np.inf,
-            closed="neither",
-        )
-        check_interval(own, "initial_rd", self.initial_rd, 0, np.inf, closed="neither")
+        check_new_player(own, self.initial_rating, self.initial_rd)
         check_choice(own, "period", self.period, tuple(PERIODS))
         check_choice(own, "per_game", self.per_game, (True, False))
         if self.rd_growth_per_day is not None:
@@ -347,12 +341,7 @@ class Glicko:
         """
         start = initial_values(n_players, rating, self.initial_rating, "rating")
         n = initial_values(n_players, n_games, 0, "n_games").astype(np.intp)
-        last_day = np.full(n_players, np.nan)
-        if day is not None:
-            seeded = n > 0
-            if rating is not None:
-                seeded |= ~np.isnan(np.asarray(rating, dtype=np.float64))
-            last_day[seeded] = float(day)
+        last_day = seeded_last_day(n_players, rating, n, day)
         return GlickoState(
             start,
             initial_values(n_players, rd, self.initial_rd, "rd"),

@@ -20,8 +20,8 @@ Handbook B.02 effective 1 March 2024, sections 7-8; RULES.md sections 1-2):
 
 Everything is computed by the system itself: the new ratings come from its
 ``rate`` on a state built from the file, and the per-game figures from the
-same pure functions the system uses (:func:`~simulator.systems._lists.
-rules_expected`, :func:`~simulator.systems._lists.apply_700_rule`,
+same pure functions the system uses (:func:`~simulator.systems.lists.state.
+rules_expected`, :func:`~simulator.systems.lists.state.apply_700_rule`,
 :func:`~simulator.systems.fide.initial_rating`, ...). The two are checked
 against each other for every player.
 
@@ -53,14 +53,14 @@ from simulator.systems._common import (
     round_half_away,
     round_half_up,
 )
-from simulator.systems._lists import (
+from simulator.systems.classic import Classic, initial_rating_international
+from simulator.systems.fide import HYPOTHETICAL_OPPONENT, Fide, initial_rating
+from simulator.systems.lists.state import (
     ListRules,
     ListState,
     apply_700_rule,
     rules_expected,
 )
-from simulator.systems.classic import Classic, initial_rating_international
-from simulator.systems.fide import HYPOTHETICAL_OPPONENT, Fide, initial_rating
 from simulator.systems.tables import dp_from_p
 
 __all__ = [
@@ -424,7 +424,7 @@ def _expected_by_pair(
     """PD of every (own, opponent) pair of ratings that meet in the file.
 
     Table 8.1.2 after its cap, by the system's own function
-    (:func:`~simulator.systems._lists.rules_expected`), which works game by
+    (:func:`~simulator.systems.lists.state.rules_expected`), which works game by
     game: one call for every pair of rated players who meet, whether the
     game is rated or not, instead of one call per rated game.
     """

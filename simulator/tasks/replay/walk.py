@@ -62,10 +62,10 @@ from simulator.data.records import GameBatch, Players
 from simulator.evaluation.metrics import ORACLE, MetricsConfig, Recorder
 from simulator.systems import RatingSystem, make_system
 from simulator.systems._common import FloatArray, Games, IntArray, split_rounds
-from simulator.systems._lists import ListState
 from simulator.systems.classic import Classic
 from simulator.systems.elo import logistic_expectation
 from simulator.systems.fide import Fide
+from simulator.systems.lists.state import ListState
 
 __all__ = [
     "FILE",

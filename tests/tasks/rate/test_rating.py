@@ -18,7 +18,7 @@ import pytest
 from simulator.cli import main
 from simulator.data.trf import parse_trf, read_trf
 from simulator.systems import SYSTEMS
-from simulator.systems._lists import rules_expected
+from simulator.systems.lists.state import rules_expected
 from simulator.tasks.rate.rating import rate_tournament
 
 MADRID = Path(__file__).parents[2] / "data" / "swiss-madrid-2018.trf"

@@ -1,0 +1,128 @@
+"""What the list-based systems (FIDE, old-style FIDE) share: :class:`ListSystem`.
+
+A mixin that gives a system's frozen dataclass the methods of
+:class:`~simulator.systems.RatingSystem` (``new_state``, ``next_close``,
+``expected_score``, ``rate``, ``rating``) from its
+:class:`~simulator.systems.lists.state.ListRules`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import ArrayLike
+
+from simulator.systems._common import (
+    FloatArray,
+    Games,
+    list_day_after,
+)
+from simulator.systems.lists._by_table import _PD_BY_D, _expected_by_table
+from simulator.systems.lists.period import rate_list_period
+from simulator.systems.lists.state import (
+    ListRules,
+    ListState,
+    new_list_state,
+    rules_expected,
+)
+
+__all__ = ["ListSystem"]
+
+
+class ListSystem:
+    """What the list-based systems (FIDE, old-style FIDE) share beyond the rules.
+
+    A mixin for their frozen dataclasses, which supply ``_rules`` (built in
+    ``__post_init__``), ``months`` and ``unrated_prediction``.
+    """
+
+    _rules: ListRules
+    months: int
+    unrated_prediction: float
+
+    @property
+    def rules(self) -> ListRules:
+        """The rules handed to the shared list machinery."""
+        return self._rules
+
+    def new_state(
+        self,
+        n_players: int,
+        *,
+        day: float = 0.0,
+        birth_year: ArrayLike | None = None,
+        rating: ArrayLike | None = None,
+        n_games: ArrayLike | None = None,
+        **_: object,
+    ) -> ListState:
+        """A pool with the list in force on ``day``.
+
+        Parameters
+        ----------
+        n_players : int
+            Number of players.
+        day : float
+            A day number; the state's list is the one in force on it.
+        birth_year : array of shape (n_players,), optional
+            For FIDE's junior rule; NaN or absent means an adult.
+        rating : array of shape (n_players,), optional
+            Published ratings of an established pool (NaN = unrated);
+            everyone is unrated by default.
+        n_games : array of shape (n_players,), optional
+            Games already in each rating (G); 0 by default.
+        """
+        return new_list_state(
+            self.rules,
+            n_players,
+            day=day,
+            birth_year=birth_year,
+            rating=rating,
+            n_games=n_games,
+        )
+
+    def next_close(self, day: float) -> int:
+        """The date of the next list after ``day``: the current period's close."""
+        return list_day_after(day, self.months)
+
+    def expected_score(
+        self, state: ListState, white: ArrayLike, black: ArrayLike
+    ) -> FloatArray:
+        """White's PD on the list in force, with White's own cap.
+
+        Unrated players count as rated ``unrated_prediction`` here only.
+        """
+        w = np.asarray(white, dtype=np.intp)
+        b = np.asarray(black, dtype=np.intp)
+        pred = self.unrated_prediction
+        rules = self.rules
+        if rules.expectation == "table" and w.ndim == 1 and b.shape == w.shape:
+            return _expected_by_table(
+                state.rating, w, b, pred, *rules.table_bounds, _PD_BY_D
+            )
+        # The games' players only, as a round is often far smaller than the
+        # pool.
+        r_w = state.rating[w]
+        r_w = np.where(np.isnan(r_w), pred, r_w)
+        r_b = state.rating[b]
+        r_b = np.where(np.isnan(r_b), pred, r_b)
+        return rules_expected(rules, r_w, r_b) / 100.0
+
+    def rate(
+        self,
+        state: ListState,
+        games: Games,
+        *,
+        day: float | None = None,
+        overwrite_state: bool = False,
+    ) -> ListState:
+        """Rate one period (one list) of games and publish the next list.
+
+        ``day`` is the new list's date (by default the next list of the
+        calendar). Games carry their event and its start day; without them all
+        of a player's games in the period form one event on the current list.
+        ``overwrite_state`` is ignored: a new list is new arrays.
+        """
+        return rate_list_period(self.rules, state, games, day)
+
+    def rating(self, state: ListState) -> FloatArray:
+        """Published ratings on the list in force (NaN = unrated)."""
+        return state.rating.copy()
