@@ -661,7 +661,7 @@ def _replay_rows(n_players: int, rng: np.random.Generator) -> list[Row]:
 
 def _e2e_config(n_players: int, years: float) -> Any:
     from simulator.config import RunConfig
-    from simulator.world.population import PopulationConfig
+    from simulator.world.population_config import PopulationConfig
 
     return RunConfig(
         title=f"benchmark: default comparison at {n_players:,} players",
@@ -677,7 +677,8 @@ def _child_main(spec: dict[str, Any]) -> None:
     from simulator import engine
     from simulator.engine import run_replicate
     from simulator.systems._common import day_of
-    from simulator.world.population import Strengths, make_population
+    from simulator.world.population import make_population
+    from simulator.world.strengths import Strengths
 
     config = _e2e_config(spec["n_players"], spec["years"])
     # Time spent per engine component, by wrapping the engine's own functions
@@ -803,11 +804,9 @@ def _run_child(spec: dict[str, Any]) -> dict[str, Any]:
 def _nominal_sides(n_players: int, years: float, seed: int) -> tuple[float, int]:
     """Player-games the population's activity asks for over ``years``; players."""
     from simulator.systems._common import day_of
-    from simulator.world.population import (
-        DAYS_PER_YEAR,
-        PopulationConfig,
-        make_population,
-    )
+    from simulator.world.population import make_population
+    from simulator.world.population_config import PopulationConfig
+    from simulator.world.strengths import DAYS_PER_YEAR
 
     start = day_of(START)
     n_days = round(years * DAYS_PER_YEAR)

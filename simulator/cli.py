@@ -1445,9 +1445,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from simulator.config import default_config, dump_config, load_config
+    from simulator.evaluation.formatting import format_summary_table, format_sweep_table
     from simulator.evaluation.report import (
-        format_summary_table,
-        format_sweep_table,
         sweep_table,
         write_report,
         write_sweep_report,

@@ -45,7 +45,7 @@ from simulator._validate import check_choice, check_interval
 from simulator.evaluation.metrics import MetricsConfig
 from simulator.systems import SYSTEMS, RatingSystem, make_system
 from simulator.world.outcomes import OutcomeModel
-from simulator.world.population import PopulationConfig
+from simulator.world.population_config import PopulationConfig
 
 __all__ = [
     "DEFAULT_SYSTEMS",

@@ -43,14 +43,13 @@ from simulator.world.pairing import (
     swiss_start,
 )
 from simulator.world.population import (
-    DAYS_PER_YEAR,
     PlayerKind,
     Population,
-    Strengths,
     active,
     age,
     make_population,
 )
+from simulator.world.strengths import DAYS_PER_YEAR, Strengths
 
 __all__ = ["run_replicate"]
 

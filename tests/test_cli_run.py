@@ -14,7 +14,8 @@ import pytest
 import simulator.tasks.run
 from simulator.cli import main
 from simulator.config import load_config, parse_config
-from simulator.evaluation.report import FIGURES, TABLES
+from simulator.evaluation.figures import FIGURES
+from simulator.evaluation.report import TABLES
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

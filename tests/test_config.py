@@ -20,7 +20,7 @@ from simulator.config import (
     parse_config,
 )
 from simulator.evaluation.metrics import MetricsConfig
-from simulator.world.population import PopulationConfig
+from simulator.world.population_config import PopulationConfig
 
 #: A config that sets something in every table, with system tables, labels,
 #: "none" parameters and two arenas.

@@ -27,7 +27,8 @@ from simulator.systems.elo import Elo
 from simulator.systems.fide import Fide
 from simulator.systems.glicko2 import Glicko2
 from simulator.systems.lichess import Lichess
-from simulator.world.population import Population, Strengths
+from simulator.world.population import Population
+from simulator.world.strengths import Strengths
 
 #: A population whose true strengths never move: no random walk, a flat age
 #: curve, nobody leaves, everyone equally active for their strength.

@@ -24,15 +24,9 @@ from simulator.evaluation.metrics import (
     threshold_name,
 )
 from simulator.evaluation.report import write_report
-from simulator.world.population import (
-    DAYS_PER_YEAR,
-    PlayerKind,
-    Population,
-    PopulationConfig,
-    Strengths,
-    advance,
-    make_population,
-)
+from simulator.world.population import PlayerKind, Population, make_population
+from simulator.world.population_config import PopulationConfig
+from simulator.world.strengths import DAYS_PER_YEAR, Strengths, advance
 
 #: Two probe levels in a small Swiss world rated by two systems.
 PROBES = """

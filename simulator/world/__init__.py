@@ -1,7 +1,11 @@
 """The synthetic world: players, how their games turn out, who meets whom.
 
-- :mod:`~simulator.world.population`: players, their true strengths over
-  time, arrivals and departures;
+- :mod:`~simulator.world.population_config`: the parameters of the player
+  pool;
+- :mod:`~simulator.world.population`: players, their ages, activity,
+  arrivals and departures;
+- :mod:`~simulator.world.strengths`: their true strengths over time (the age
+  curve and the random walk);
 - :mod:`~simulator.world.outcomes`: the truth's expected-score curve and its
   draws;
 - :mod:`~simulator.world.pairing`: Swiss events, round robins, the online pool

@@ -34,7 +34,8 @@ from simulator.evaluation.metrics import (
     compare_ratings,
 )
 from simulator.evaluation.report import write_report
-from simulator.world.population import DAYS_PER_YEAR, active, make_population
+from simulator.world.population import active, make_population
+from simulator.world.strengths import DAYS_PER_YEAR
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

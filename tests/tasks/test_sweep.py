@@ -32,9 +32,9 @@ from simulator.config import (
     expand,
     parse_config,
 )
+from simulator.evaluation.formatting import format_sweep_table
 from simulator.evaluation.report import (
     SWEEP_COLUMNS,
-    format_sweep_table,
     sweep_table,
     write_sweep_report,
 )

@@ -1,0 +1,382 @@
+"""The text of a results folder: ``report.md`` and a sweep's ``sweep.md``.
+
+``report.md`` holds the title and seed, then for each arena the summary,
+prediction, convergence and drift tables (and the error by strength band,
+the convergence by group and the cross-arena comparison where the run
+recorded them), the figures, and how to reproduce the run with the package
+versions. ``sweep.md`` holds every point of a sweep side by side, the failed
+tasks and how to reproduce the sweep. The cells are those of
+:mod:`~simulator.evaluation.formatting`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+
+import pandas as pd
+
+from simulator.evaluation.figures import FIGURES, _suffix
+from simulator.evaluation.formatting import (
+    _SWEEP_HEADER,
+    _markdown_table,
+    _number,
+    _share,
+    _sweep_rows,
+    _system_rows,
+    _with_interval,
+)
+from simulator.evaluation.metrics import COIN_FLIP, ORACLE, Summary, threshold_name
+
+#: Games at which the report tabulates the newcomers' median error.
+_CURVE_GAMES = (0, 5, 10, 20, 30, 50, 100, 150)
+#: The columns of the summary table after N*t*: name, digits, signed.
+_SUMMARY_COLUMNS = (
+    ("rmse", 1, False),
+    ("mae", 1, False),
+    ("spearman", 3, False),
+    ("spread", 3, False),
+    ("offset", 1, True),
+    ("drift_per_year", 2, True),
+    ("log_loss", 4, False),
+    ("brier", 4, False),
+)
+
+
+def _summary_markdown(s: Summary) -> str:
+    stems = [threshold_name(t) for t in s.thresholds]
+    header = [
+        "system",
+        *(f"{st.upper()} (games)" for st in stems),
+        "RMSE",
+        "MAE",
+        "Spearman",
+        "spread",
+        "offset",
+        "drift / year",
+        "log loss",
+        "Brier",
+    ]
+    return _markdown_table(header, _system_rows(s, stems, _SUMMARY_COLUMNS))
+
+
+def _prediction_markdown(s: Summary) -> str:
+    header = [
+        "predictor",
+        "games per replicate",
+        "log loss",
+        "excess over oracle",
+        "Brier",
+    ]
+    rows = []
+    for _, row in s.prediction.iterrows():
+        name = str(row["system"])
+        if name == ORACLE:
+            name = "oracle (true strengths)"
+        elif name == COIN_FLIP:
+            name = "coin flip (E = 0.5)"
+        rows.append(
+            [
+                name,
+                _number(float(row["n_games"]), 0),
+                _with_interval(row, "log_loss", 4),
+                _with_interval(row, "log_loss_excess", 4, sign=True),
+                _with_interval(row, "brier", 4),
+            ]
+        )
+    return _markdown_table(header, rows)
+
+
+def _convergence_markdown(s: Summary) -> str:
+    stems = [threshold_name(t) for t in s.thresholds]
+    header = ["system"]
+    for st in stems:
+        header += [f"{st.upper()} median", "quartiles", "converged"]
+    rows = []
+    for _, row in s.summary.iterrows():
+        cells = [str(row["system"])]
+        for st in stems:
+            median = float(row[f"{st}_median"])
+            cells += [
+                "not reached"
+                if math.isinf(median)
+                else _with_interval(row, f"{st}_median", 1),
+                f"{_number(float(row[f'{st}_q25']), 1)} - "
+                f"{_number(float(row[f'{st}_q75']), 1)}",
+                _share(row, f"{st}_converged"),
+            ]
+        rows.append(cells)
+    return _markdown_table(header, rows)
+
+
+def _curve_markdown(s: Summary) -> str:
+    curve = s.convergence
+    max_games = int(curve["games"].max()) if len(curve) else 0
+    games = [g for g in _CURVE_GAMES if g <= max_games]
+    if max_games not in games:
+        games.append(max_games)
+    header = ["games played", *s.systems]
+    rows = []
+    for g in games:
+        at = curve[curve["games"] == g]
+        cells = [str(g)]
+        for name in s.systems:
+            hit = at[at["system"] == name]
+            cells.append(
+                _with_interval(hit.iloc[0], "median_error", 1) if len(hit) else "n/a"
+            )
+        rows.append(cells)
+    return _markdown_table(header, rows)
+
+
+def _drift_markdown(s: Summary) -> str:
+    header = ["system", "drift (points / year)"]
+    return _markdown_table(header, _system_rows(s, [], [("drift_per_year", 2, True)]))
+
+
+def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]:
+    interval = (
+        f"`±` is the half-width of the {s.confidence:.0%} Student-t interval of "
+        f"the mean over {s.n_replicates} replicates."
+        if s.n_replicates > 1
+        else "One replicate: no confidence intervals."
+    )
+    parts = [
+        f"{h} Summary",
+        "",
+        "Accuracy figures (RMSE, MAE, Spearman, spread, offset) are steady-state "
+        "means over the last checkpoints, among active rated players. Each "
+        "system's ratings are aligned with the true strengths by removing its "
+        "offset, mean(rating - true), before errors are measured. N*t* is the "
+        "median number of games after which a newcomer's aligned error stays "
+        "below *t* rating points, by the Kaplan-Meier estimator (a newcomer not "
+        "yet inside at the end counts as censored at the games played so far), "
+        "averaged over replicates (percentage: newcomers who got there by the "
+        "end; 'not reached': the estimate never fell to one half while enough "
+        "newcomers remained at risk, in at least one replicate). Drift is the "
+        "least-squares "
+        "slope of a fixed cohort's mean(rating - true) in points per year. " + interval,
+        "",
+        _summary_markdown(s),
+        "",
+        f"{h} Prediction",
+        "",
+        "Log loss (natural log) and Brier score of each system's pre-game expected "
+        "score for White, beside the oracle that knows the true strengths (the "
+        "floor) and a coin flip. Excess is the difference from the oracle on the "
+        "same games.",
+        "",
+        _prediction_markdown(s),
+        "",
+        f"{h} Convergence of newcomers",
+        "",
+        "Games until the aligned error stays below each threshold: median and "
+        "quartiles across newcomers (inf: decided by newcomers not converged by "
+        "the end), and the converged share (± in percentage points).",
+        "",
+        _convergence_markdown(s),
+        "",
+        "Median aligned error |rating - true - offset| of newcomers, in rating "
+        "points, by games played, with the error of the rating each carried into "
+        "the next game (inf: the median falls among unrated newcomers, or beyond "
+        "the error histogram's range, in at least one replicate).",
+        "",
+        _curve_markdown(s),
+        "",
+        f"{h} Drift",
+        "",
+        _drift_markdown(s),
+        "",
+    ]
+    # The sections of what the run recorded only where it was recorded.
+    recorded = (
+        (
+            s.bands,
+            "Error by strength band",
+            "Steady-state RMSE and bias (mean of rating - true - offset) of active "
+            "rated players by band of true strength, in rating points: positive "
+            "bias at the bottom and negative at the top mean a compressed scale.",
+            _bands_markdown,
+        ),
+        (
+            s.groups,
+            "Convergence by group",
+            "Games until the aligned error stays below each threshold (Kaplan-Meier "
+            "median, quartiles), the converged share, and the median aligned error "
+            "at the end (rating points), for each group of newcomers.",
+            _groups_markdown,
+        ),
+        (
+            s.comparison,
+            "Cross-arena comparison",
+            "Players active in both arenas and rated by both systems. Bands of the "
+            "first system's rating: mean ratings in both systems and mean true "
+            "strength. The fit is the cross-sectional regression of the first "
+            "system's rating on the second's, the method of published conversion "
+            "tables; gap = mean(second - first).",
+            _comparison_markdown,
+        ),
+    )
+    for frame, heading, text, table in recorded:
+        if not frame.empty:
+            parts += [f"{h} {heading}", "", text, "", table(s), ""]
+    if figures:
+        captions = {
+            "error_vs_games": "Newcomers' error against games played",
+            "rmse_over_time": "RMSE over time",
+            "calibration": "Calibration",
+            "offset_over_time": "Offset over time",
+        }
+        parts += [f"{h} Figures", ""]
+        for stem in FIGURES:
+            parts += [f"![{captions[stem]}]({stem}{suffix}.png)", ""]
+        if not s.comparison.empty:
+            parts += [f"![Conversion between systems](conversion{suffix}.png)", ""]
+    return parts
+
+
+def _bands_markdown(s: Summary) -> str:
+    b = s.bands
+    bands = sorted(b["band"].unique())
+    finite = [x for x in bands if math.isfinite(x)]
+    first = f"<{min(finite):.0f}" if finite else "all"
+    header = ["system"] + [f"{x:.0f}+" if math.isfinite(x) else first for x in bands]
+    rows = []
+    for name in s.systems:
+        part = b[b["system"] == name].set_index("band")
+        row = [name]
+        for x in bands:
+            if x in part.index:
+                r = part.loc[x]
+                row.append(
+                    f"{_number(r['rmse'], 0)} / {_number(r['bias'], 0)} "
+                    f"(n {_number(r['n'], 0)})"
+                )
+            else:
+                row.append("")
+        rows.append(row)
+    return "RMSE / bias (n) per band\n\n" + _markdown_table(header, rows)
+
+
+def _groups_markdown(s: Summary) -> str:
+    g = s.groups
+    stems = [threshold_name(t) for t in s.thresholds]
+    header = ["group", "system", "newcomers"]
+    header += [f"N{t:g} (q25-q75)" for t in s.thresholds]
+    header += ["final error"]
+    rows = []
+    for _, r in g.iterrows():
+        row = [str(r["group"]), str(r["system"]), _number(r["n"], 0)]
+        for stem in stems:
+            row.append(
+                f"{_with_interval(r, f'{stem}_median', 0)} "
+                f"({_number(r[f'{stem}_q25'], 0)}-{_number(r[f'{stem}_q75'], 0)}; "
+                f"{_share(r, f'{stem}_converged')})"
+            )
+        row.append(_with_interval(r, "final_error", 1))
+        rows.append(row)
+    return _markdown_table(header, rows)
+
+
+def _comparison_markdown(s: Summary) -> str:
+    c = s.comparison
+    out = []
+    for name in c["comparison"].unique():
+        part = c[c["comparison"] == name]
+        x_name, y_name = str(name).split(" vs ")
+        fit = part[part["kind"] == "fit"].iloc[0]
+        out += [
+            f"**{name}**: {x_name} = {_with_interval(fit, 'slope', 3)} x {y_name} "
+            f"+ {_with_interval(fit, 'intercept', 0)} (residual SD "
+            f"{_with_interval(fit, 'residual_sd', 0)}, correlation "
+            f"{_with_interval(fit, 'correlation', 3)}, n {_number(fit['n'], 0)}); "
+            f"gap {y_name} - {x_name}: {_with_interval(fit, 'gap', 1, sign=True)}.",
+            "",
+        ]
+        rows = [
+            [
+                f"{r['bin']:.0f}",
+                _number(r["n"], 0),
+                _with_interval(r, "mean_x", 0),
+                _with_interval(r, "mean_y", 0),
+                _with_interval(r, "mean_true", 0),
+            ]
+            for _, r in part[part["kind"] == "bin"].sort_values("bin").iterrows()
+        ]
+        out.append(
+            _markdown_table(
+                [f"{x_name} band", "players", x_name, y_name, "true strength"], rows
+            )
+        )
+        out.append("")
+    return "\n".join(out)
+
+
+def _report_markdown(
+    arenas: Mapping[str, Summary],
+    *,
+    title: str,
+    seed: int,
+    versions: Mapping[str, str],
+    reproduce: str,
+    figures: bool,
+    tables: Sequence[str],
+) -> str:
+    """``report.md``: every arena's tables and figures, then how to reproduce."""
+    parts = [f"# {title}", "", f"Seed: `{seed}`", ""]
+    for arena, s in arenas.items():
+        if arena:
+            parts += [f"## Arena {arena}", ""]
+        level = "###" if arena else "##"
+        parts += _arena_markdown(s, _suffix(arena, arenas), figures, level)
+    files = ", ".join(f"`{t}.csv`" for t in tables)
+    parts += [
+        "## Reproduce",
+        "",
+        "```sh",
+        reproduce,
+        "```",
+        "",
+        f"`config.toml` is the resolved config, `seed.txt` the root seed ({seed}), "
+        "`versions.json` the versions below. Same config, seed and versions give "
+        "the same numbers, serially or in parallel.",
+        "",
+        f"Tables: {files}.",
+        "",
+        _markdown_table(
+            ["package", "version"], [[k, str(versions[k])] for k in sorted(versions)]
+        ),
+        "",
+    ]
+    return "\n".join(parts)
+
+
+def _sweep_markdown(
+    table: pd.DataFrame,
+    failures: Sequence[Mapping[str, object]],
+    *,
+    title: str,
+    n_points: int,
+    seed: int,
+    reproduce: str,
+) -> str:
+    """``sweep.md``: every point's headline figures, the failed tasks, how to rerun."""
+    lines = [f"# {title}", "", f"A sweep of {n_points} points.", ""]
+    lines += [_markdown_table(_SWEEP_HEADER, _sweep_rows(table, _with_interval)), ""]
+    if failures:
+        lines += ["## Failed tasks", ""]
+        lines += [
+            f"- point `{f['point']}`, replicate {f['replicate']}, seed "
+            f"`{f['seed']}`: {f['error']}"
+            for f in failures
+        ]
+        lines.append("")
+    lines += [
+        "## Reproduce",
+        "",
+        f"    {reproduce}",
+        "",
+        f"Seed: {seed}. Each point's report is in `points/<name>/`.",
+        "",
+    ]
+    return "\n".join(lines)

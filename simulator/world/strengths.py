@@ -1,0 +1,395 @@
+"""True strengths over time: the age curve, the random walk, :class:`Strengths`.
+
+True strength moves along an age curve (juniors improve fast, more slowly
+as they grow up, adults hold, veterans decline), scaled per player by a
+lognormal growth factor, plus a Brownian random walk. Both parts scale exactly
+with the elapsed time: the curve is integrated over the player's age and the
+walk's variance grows linearly with time, so advancing 60 days in one step or
+in 60 steps of one day gives the same distribution of changes.
+
+:func:`advance` returns a population moved to a later day; :class:`Strengths`
+moves some players in place, at a cost that grows with the players moved. The
+moves are compiled loops (:mod:`simulator._jit`), kept in this module with the
+constants they read.
+
+Days are numbers of days since 1970-01-01 (``simulator.systems._common.day_of``);
+a year is :data:`DAYS_PER_YEAR` days.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from typing import TYPE_CHECKING
+
+import numpy as np
+from numpy.typing import ArrayLike, NDArray
+
+from simulator._jit import jit
+
+if TYPE_CHECKING:
+    from simulator.world.population import Population
+
+__all__ = ["DAYS_PER_YEAR", "Strengths", "advance"]
+
+FloatArray = NDArray[np.float64]
+
+#: Days in a mean Gregorian year.
+DAYS_PER_YEAR = 365.2425
+
+
+@functools.cache
+def _age_curve(
+    ages: tuple[float, ...], rates: tuple[float, ...]
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The age curve as the tables of :func:`_curve_integral`, once per curve.
+
+    Returns the knots, the rates at them, and per segment (the part of the
+    curve from a knot to the next) the integral at its knot (trapezoids) and
+    half its slope (zero beyond the last knot), all read-only.
+    """
+    x: FloatArray = np.asarray(ages, dtype=np.float64)
+    y: FloatArray = np.asarray(rates, dtype=np.float64)
+    at_knot = np.concatenate([[0.0], np.cumsum(0.5 * (y[1:] + y[:-1]) * np.diff(x))])
+    half_slope = np.zeros_like(x)
+    half_slope[:-1] = 0.5 * (np.diff(y) / np.diff(x))
+    tables = (x, y, at_knot, half_slope)
+    for table in tables:
+        table.flags.writeable = False
+    return tables
+
+
+@jit
+def _curve_integral(
+    age_years: float,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> float:
+    """Integral of the age curve (tables of :func:`_age_curve`) up to one age."""
+    # Below the first knot the rate is constant at its first value.
+    if age_years < x[0]:
+        return float(y[0] * (age_years - x[0]))
+    # The segment of the age: the knots at or below it, less one (none for NaN).
+    seg = 0
+    for k in range(1, x.shape[0]):
+        if age_years >= x[k]:
+            seg += 1
+    # A quadratic in the time t since the segment's knot.
+    t = age_years - x[seg]
+    return float(at_knot[seg] + y[seg] * t + half_slope[seg] * t * t)
+
+
+@jit
+def _curve_integrals(
+    age_years: FloatArray,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> FloatArray:
+    """:func:`_curve_integral` of each age."""
+    out = np.empty(age_years.shape[0])
+    for i in range(age_years.shape[0]):
+        out[i] = _curve_integral(age_years[i], x, y, at_knot, half_slope)
+    return out
+
+
+def _growth_integral(
+    age_years: FloatArray, ages: tuple[float, ...], rates: tuple[float, ...]
+) -> FloatArray:
+    """Integral of the piecewise-linear age curve from ``ages[0]`` to ``age_years``.
+
+    The curve is linear between knots and constant beyond them, so the integral
+    is exact and additive: the change over [a, b] is ``I(b) - I(a)``.
+    """
+    a = np.asarray(age_years, dtype=np.float64)
+    return _curve_integrals(a, *_age_curve(ages, rates))
+
+
+def advance(
+    population: Population,
+    day: float,
+    rng: np.random.Generator,
+    *,
+    players: ArrayLike | None = None,
+) -> Population:
+    """Move true strengths to ``day``, everyone's or some players' only.
+
+    Each player changes only over the part of the interval since their
+    ``strength_day`` that they are in the pool (after arrival, before
+    departure): by their growth factor times the age curve integrated over
+    their age, plus a normal change with variance ``drift_sd^2`` times the
+    years in the pool. Both parts add up over consecutive steps, so the step
+    size does not change the distribution, and a player moved only on the
+    days their strength is read has the same strengths, in distribution, as
+    one moved every day.
+
+    Parameters
+    ----------
+    population : Population
+        The players, not modified.
+    day : float
+        The new day (days since 1970-01-01), not before ``population.day``.
+    rng : numpy.random.Generator
+        The run's generator. Moving everyone draws one standard normal per
+        player (in the pool or not, so the stream does not depend on who
+        is); moving ``players`` draws one per player among them who is in
+        the pool for part of the step (none for a player already on ``day``).
+    players : array of int, optional
+        Distinct indices of the players to move; everyone by default.
+
+    Returns
+    -------
+    Population
+        A new population on ``day``; only ``true_strength``, ``strength_day``
+        and ``day`` differ.
+
+    See Also
+    --------
+    Strengths : The same moves in place, a few players at a time.
+
+    Examples
+    --------
+    >>> from simulator.world.population import make_population
+    >>> from simulator.world.population_config import PopulationConfig
+    >>> rng = np.random.default_rng(2)
+    >>> pop = make_population(PopulationConfig(n_players=100), rng,
+    ...                       start_day=0, n_days=30)
+    >>> later = advance(pop, 30, rng)
+    >>> later.day, bool(np.all(later.true_strength != pop.true_strength))
+    (30.0, True)
+    >>> some = advance(pop, 30, rng, players=[0, 1])
+    >>> bool(np.all(some.true_strength[2:] == pop.true_strength[2:]))
+    True
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            "advance needs a numpy.random.Generator as 'rng'. "
+            f"Got {type(rng).__name__} instead."
+        )
+    t1 = float(day)
+    if not t1 >= population.day:
+        raise ValueError(
+            f"advance cannot go back in time: population is on day "
+            f"{population.day:g}, asked for day {day!r}."
+        )
+    chosen = None if players is None else _player_indices(players, population.n_players)
+    strengths = Strengths(population)
+    strengths.advance(t1, rng, players=chosen)
+    return strengths.population()
+
+
+#: The columns of a row of :class:`Strengths`.
+_STRENGTH, _SINCE, _ARRIVAL, _DEPARTURE, _BIRTH, _GROWTH = range(6)
+
+
+class Strengths:
+    """The players' true strengths, moved in place a few players at a time.
+
+    :func:`advance` copies a whole population for every move. A caller who
+    reads some players' strengths at a time (the engine: each round's
+    players) moves them here instead, at a cost that grows with the players
+    moved, not with the population; the draws and the strengths are those of
+    :func:`advance`. Each player's row holds what moving them reads (strength,
+    its day, arrival, departure, birth day, growth), so that a player costs
+    one or two cache lines rather than one per array.
+
+    Parameters
+    ----------
+    population : Population
+        The players; not modified.
+
+    Attributes
+    ----------
+    day : float
+        The latest day anyone was moved to (the population's to begin with).
+    """
+
+    def __init__(self, population: Population) -> None:
+        self._population = population
+        self.day = population.day
+        self._rows = np.column_stack(
+            [
+                population.true_strength,
+                population.strength_day,
+                population.arrival_day,
+                # Probes keep their known strength: as if they had left.
+                np.where(population.probe, -np.inf, population.departure_day),
+                population.birth_day,
+                population.growth,
+            ]
+        )
+
+    def advance(
+        self,
+        day: float,
+        rng: np.random.Generator,
+        *,
+        players: NDArray[np.intp] | None = None,
+    ) -> None:
+        """Move everyone, or ``players`` only, to ``day`` (as :func:`advance`).
+
+        Parameters
+        ----------
+        day : float
+            The new day, not before the last one (not checked).
+        rng : numpy.random.Generator
+            The run's generator, drawn from as by :func:`advance`.
+        players : ndarray of intp, optional
+            Distinct valid indices of the players to move (not checked);
+            everyone by default.
+        """
+        t1 = float(day)
+        config = self._population.config
+        curve = _age_curve(config.growth_ages, config.growth_rates)
+        if players is None:
+            # A normal for everyone, drawn first: one pass does the rest.
+            z = rng.standard_normal(len(self._rows))
+            _move_everyone(z, t1, config.drift_sd, self._rows, *curve)
+        else:
+            # The normals of the players who move, known once the trends are.
+            moving, trended, walk_sd = _trend_players(
+                players, t1, config.drift_sd, self._rows, *curve
+            )
+            z = rng.standard_normal(len(moving))
+            _walk(moving, trended, walk_sd, z, self._rows)
+        self.day = max(self.day, t1)
+
+    def read(self, players: NDArray[np.intp]) -> FloatArray:
+        """The true strengths of ``players`` as last moved."""
+        strength: FloatArray = self._rows[players, _STRENGTH]
+        return strength
+
+    def population(self) -> Population:
+        """The players with these strengths, on the latest day moved to."""
+        return dataclasses.replace(
+            self._population,
+            day=self.day,
+            true_strength=self._rows[:, _STRENGTH],
+            strength_day=self._rows[:, _SINCE],
+        )
+
+
+@jit
+def _trend(
+    row: FloatArray,
+    t1: float,
+    drift_sd: float,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> tuple[float, float]:
+    """A player's strength moved along the age curve to ``t1``, and walk SD.
+
+    ``row`` is the player's row of :class:`Strengths`.
+    """
+    # The part of the step in the pool.
+    lo = max(row[_SINCE], row[_ARRIVAL])
+    hi = max(min(t1, row[_DEPARTURE]), lo)
+    years = (hi - lo) / DAYS_PER_YEAR
+    age_lo = (lo - row[_BIRTH]) / DAYS_PER_YEAR
+    age_hi = (hi - row[_BIRTH]) / DAYS_PER_YEAR
+    trend = row[_GROWTH] * (
+        _curve_integral(age_hi, x, y, at_knot, half_slope)
+        - _curve_integral(age_lo, x, y, at_knot, half_slope)
+    )
+    return float(row[_STRENGTH] + trend), float(drift_sd * np.sqrt(years))
+
+
+# Only players in the pool for part of their step move: those who arrive
+# before t1 and leave after their strength day (probes "left" at -inf). For
+# the others both the trend and the walk are exactly zero (the age curve's
+# integral over an empty interval, sqrt(0) times the normal) and adding them
+# changes nothing; they are skipped.
+
+
+@jit
+def _move_everyone(
+    z: FloatArray,
+    t1: float,
+    drift_sd: float,
+    rows: FloatArray,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> None:
+    """Move every row to ``t1`` in place, row ``i`` with the normal ``z[i]``."""
+    for i in range(rows.shape[0]):
+        row = rows[i]
+        if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE]:
+            trended, walk_sd = _trend(row, t1, drift_sd, x, y, at_knot, half_slope)
+            row[_STRENGTH] = trended + walk_sd * z[i]
+        row[_SINCE] = t1
+
+
+@jit
+def _trend_players(
+    players: NDArray[np.intp],
+    t1: float,
+    drift_sd: float,
+    rows: FloatArray,
+    x: FloatArray,
+    y: FloatArray,
+    at_knot: FloatArray,
+    half_slope: FloatArray,
+) -> tuple[NDArray[np.intp], FloatArray, FloatArray]:
+    """The move of ``players`` to ``t1`` but the walk: who moves, trended, walk SD.
+
+    Players already on ``t1`` have nothing to move (nor a normal to draw):
+    reading a strength twice on a day does not change the stream. Sets the
+    strength day of ``players`` to ``t1``.
+    """
+    n = players.shape[0]
+    moving = np.empty(n, dtype=np.intp)
+    trended = np.empty(n)
+    walk_sd = np.empty(n)
+    m = 0
+    for i in players:
+        row = rows[i]
+        if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE] and row[_SINCE] < t1:
+            moving[m] = i
+            trended[m], walk_sd[m] = _trend(
+                row, t1, drift_sd, x, y, at_knot, half_slope
+            )
+            m += 1
+        row[_SINCE] = t1
+    return moving[:m], trended[:m], walk_sd[:m]
+
+
+@jit
+def _walk(
+    moving: NDArray[np.intp],
+    trended: FloatArray,
+    walk_sd: FloatArray,
+    z: FloatArray,
+    rows: FloatArray,
+) -> None:
+    """Add each mover's walk, ``walk_sd`` times a standard normal ``z``."""
+    for j in range(moving.shape[0]):
+        rows[moving[j], _STRENGTH] = trended[j] + walk_sd[j] * z[j]
+
+
+def _player_indices(players: ArrayLike, n_players: int) -> NDArray[np.intp]:
+    """``players`` as distinct valid indices, or a ValueError naming them."""
+    idx = np.asarray(players)
+    if idx.ndim != 1 or not (idx.size == 0 or np.issubdtype(idx.dtype, np.integer)):
+        raise ValueError(
+            "advance: players must be a 1-D array of player indices. "
+            f"Got shape {idx.shape} and dtype {idx.dtype}."
+        )
+    outside = (idx < 0) | (idx >= n_players)
+    if np.any(outside):
+        raise ValueError(
+            f"advance: player index {int(idx[outside][0])} is outside "
+            f"0..{n_players - 1}."
+        )
+    idx = idx.astype(np.intp)
+    seen = np.zeros(n_players, dtype=bool)
+    seen[idx] = True
+    if np.count_nonzero(seen) != idx.size:
+        raise ValueError("advance: players must be distinct (a player moves once).")
+    return idx

@@ -1,0 +1,70 @@
+"""A small synthetic summary of three systems, for the tests of the report.
+
+Not a test module: the tests of :mod:`simulator.evaluation.formatting`,
+``figures``, ``markdown`` and ``report`` import it.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from simulator.evaluation.metrics import Recorder, ReplicateResult, Summary, combine
+from simulator.evaluation.report import write_report
+
+SYSTEMS = ("fide", "glicko2", "lichess")
+CONFIG = '[run]\ntitle = "test"\nyears = 1.0\n'
+VERSIONS = {"ratingsim": "0.1.0", "numpy": np.__version__}
+
+
+def replicate(seed: int, n: int = 120, n_days: int = 40) -> ReplicateResult:
+    """A small synthetic replicate: ratings converge towards the truth with games."""
+    rng = np.random.default_rng(seed)
+    true = rng.normal(1800.0, 300.0, n)
+    newcomer = np.arange(n) % 3 == 0
+    games = np.zeros(n, np.intp)
+    rec = Recorder(SYSTEMS, n)
+    shift = {"fide": -20.0, "glicko2": 0.0, "lichess": 300.0}
+    for day in range(n_days):
+        w, b = np.arange(0, n, 2), np.arange(1, n, 2)
+        oracle = 1.0 / (1.0 + 10.0 ** (-(true[w] - true[b]) / 400.0))
+        score = (rng.random(w.size) < oracle).astype(np.float64)
+        noise = {k: rng.normal(0.0, 0.05, w.size) for k in SYSTEMS}
+        rec.record_games(
+            {k: np.clip(oracle + noise[k], 0.01, 0.99) for k in SYSTEMS}, oracle, score
+        )
+        games += 1
+        scale = 400.0 / np.sqrt(games)
+        ratings = {
+            k: true + shift[k] + scale * rng.normal(0.0, 1.0, n) + 0.1 * day
+            for k in SYSTEMS
+        }
+        ratings["fide"][games < 5] = np.nan
+        rec.checkpoint(
+            19_800.0 + 7 * day,
+            ratings,
+            true,
+            ~newcomer,
+            games,
+            newcomer,
+            ~newcomer,
+        )
+    return rec.result()
+
+
+def three_replicates() -> Summary:
+    """The combined summary of replicates 1, 2 and 3."""
+    return combine([replicate(s) for s in (1, 2, 3)])
+
+
+def write(out: Path, summary: Summary | dict[str, Summary], **kw: object) -> Path:
+    """write_report with the test config, seed 12345, versions and title."""
+    args: dict[str, object] = {
+        "config_text": CONFIG,
+        "seed": 12345,
+        "versions": VERSIONS,
+        "title": "Test run",
+    }
+    args.update(kw)
+    return write_report(out, summary, **args)  # type: ignore[arg-type]

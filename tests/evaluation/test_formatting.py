@@ -1,0 +1,41 @@
+"""Tests of simulator.evaluation.formatting: the terminal summary table."""
+
+from __future__ import annotations
+
+import pytest
+from synthetic_summary import SYSTEMS, replicate, three_replicates
+
+from simulator.evaluation.formatting import format_summary_table
+from simulator.evaluation.metrics import Summary, combine
+
+
+@pytest.fixture(scope="module")
+def summary() -> Summary:
+    return three_replicates()
+
+
+def test_summary_table_rows_and_intervals(summary: Summary) -> None:
+    """The terminal table has a row per system and ± intervals with replicates."""
+    text = format_summary_table(summary)
+    lines = text.splitlines()
+    assert "N50" in lines[1]
+    for name in SYSTEMS:
+        assert sum(line.startswith(name + " ") for line in lines) == 1
+    assert "±" in text
+    widths = {len(line) for line in lines[1:3]}
+    assert len(widths) == 1  # header and rule line up
+
+
+def test_summary_table_one_replicate_has_no_interval() -> None:
+    """With one replicate the table shows values without ±."""
+    text = format_summary_table(combine([replicate(7)]))
+    assert "±" not in text
+    assert "1 replicate" in text
+
+
+def test_summary_table_unconverged_reads_not_reached() -> None:
+    """A median decided by censored newcomers reads 'not reached', not inf."""
+    result = replicate(5, n_days=3)
+    text = format_summary_table(combine([result]))
+    fide = next(line for line in text.splitlines() if line.startswith("fide"))
+    assert "not reached" in fide
