@@ -8,7 +8,7 @@ writes a results folder::
     error_vs_games.png  rmse_over_time.png  calibration.png  offset_over_time.png
     config.toml  seed.txt  versions.json
 
-Both take one :class:`~simulator.evaluation.metrics.Summary` or a mapping of arena name
+Both take one :class:`~simulator.evaluation.results.Summary` or a mapping of arena name
 to summary (an experiment with several arenas); with several arenas the CSV
 tables gain a leading ``arena`` column and each figure is drawn per arena
 (``error_vs_games-<arena>.png``).
@@ -39,7 +39,8 @@ from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from simulator.evaluation.metrics import COIN_FLIP, ORACLE, Summary, threshold_name
+from simulator.evaluation.results import Summary
+from simulator.evaluation.settings import COIN_FLIP, ORACLE, threshold_name
 
 __all__ = [
     "CURVE_MIN_PLAYERS",

@@ -11,13 +11,14 @@ import pandas as pd
 import pytest
 
 from simulator.evaluation import report
-from simulator.evaluation.metrics import Recorder, ReplicateResult, Summary, combine
+from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.report import (
     FIGURES,
     TABLES,
     format_summary_table,
     write_report,
 )
+from simulator.evaluation.results import ReplicateResult, Summary, combine
 
 SYSTEMS = ("fide", "glicko2", "lichess")
 CONFIG = '[run]\ntitle = "test"\nyears = 1.0\n'
