@@ -83,7 +83,10 @@ def rated_players(
 ) -> tuple[IntArray, FloatArray, FloatArray, FloatArray, FloatArray]:
     """The rated players counted, and the cohort's ``rating - true``.
 
-    One pass over the players in place of a dozen whole-array numpy passes.
+    One pass over the players in place of a dozen whole-array numpy passes
+    (a gather, not arithmetic a library does: numpy's masks and fancy indexing
+    in its place cost 6.2 ms a checkpoint against 4.4 ms on the end-to-end
+    run's world, +1 s of a 78 s run, more as the population grows).
 
     Returns, in order of player index: the active players with a rating
     (``sel``), their ratings, true strengths and ``rating - true``; and
@@ -168,7 +171,8 @@ def moments(
 
     ``offset = np.mean(diff)``, ``e = diff - offset``,
     ``np.sqrt(np.mean(e * e))``, ``np.mean(np.abs(e))``, ``np.std(true)`` and
-    ``np.std(rating)`` (population SDs).
+    ``np.std(rating)`` (population SDs). numpy's own pairwise sums: a
+    compiled copy of them (an earlier version) gave the same bits no faster.
     """
     offset = float(np.mean(diff))
     e = diff - offset
