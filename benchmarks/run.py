@@ -484,7 +484,7 @@ def reference(quick: bool) -> Outcome:
 
 def hotpaths(quick: bool) -> Outcome:
     """The engine's hot paths alone, at the end-to-end world's size."""
-    from simulator.evaluation.metrics import Recorder
+    from simulator.evaluation.recorder import Recorder
     from simulator.world.outcomes import OutcomeModel
     from simulator.world.pairing import (
         pair_online,

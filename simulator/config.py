@@ -42,7 +42,7 @@ import numpy as np
 import tomli_w
 
 from simulator._validate import check_choice, check_interval
-from simulator.evaluation.metrics import MetricsConfig
+from simulator.evaluation.settings import MetricsConfig
 from simulator.systems import SYSTEMS, RatingSystem, make_system
 from simulator.world.outcomes import OutcomeModel
 from simulator.world.population_config import PopulationConfig

@@ -28,7 +28,9 @@ import numpy as np
 import pandas as pd
 
 from simulator.config import ArenaConfig, RunConfig, ScheduleConfig
-from simulator.evaluation.metrics import Recorder, ReplicateResult, compare_ratings
+from simulator.evaluation.comparison import compare_ratings
+from simulator.evaluation.recorder import Recorder
+from simulator.evaluation.results import ReplicateResult
 from simulator.systems import RatingSystem
 from simulator.systems._common import FloatArray, Games, IntArray, day_of
 from simulator.world.outcomes import OutcomeModel

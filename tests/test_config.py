@@ -19,7 +19,7 @@ from simulator.config import (
     load_config,
     parse_config,
 )
-from simulator.evaluation.metrics import MetricsConfig
+from simulator.evaluation.settings import MetricsConfig
 from simulator.world.population_config import PopulationConfig
 
 #: A config that sets something in every table, with system tables, labels,

@@ -21,7 +21,8 @@ import pytest
 from simulator import engine, systems
 from simulator.config import RunConfig, parse_config
 from simulator.engine import run_replicate
-from simulator.evaluation.metrics import COIN_FLIP, ORACLE, ReplicateResult
+from simulator.evaluation.results import ReplicateResult
+from simulator.evaluation.settings import COIN_FLIP, ORACLE
 from simulator.systems import Games
 from simulator.systems.elo import Elo
 from simulator.systems.fide import Fide

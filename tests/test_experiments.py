@@ -16,7 +16,8 @@ import pytest
 
 from simulator.config import RunConfig, expand, load_config
 from simulator.engine import run_replicate
-from simulator.evaluation.metrics import ORACLE, combine
+from simulator.evaluation.results import combine
+from simulator.evaluation.settings import ORACLE
 
 EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 

@@ -128,7 +128,7 @@ def test_no_import_reaches_a_layer_above(path: Path) -> None:
     [
         ("simulator.systems.elo", "from simulator.engine import x", 1),
         ("simulator.world.pairing", "import simulator.systems.fide", 1),
-        ("simulator.evaluation.metrics", "def f():\n from simulator import cli", 1),
+        ("simulator.evaluation.recorder", "def f():\n from simulator import cli", 1),
         ("simulator.data.trf", "from simulator.tasks.rate import x", 1),
         ("simulator.engine", "from simulator.tasks import run", 1),
         ("simulator.tasks.rate", "from simulator.cli import main", 1),

@@ -17,13 +17,10 @@ import pytest
 
 from simulator.config import ConfigError, parse_config
 from simulator.engine import run_replicate
-from simulator.evaluation.metrics import (
-    MetricsConfig,
-    Recorder,
-    combine,
-    threshold_name,
-)
+from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.report import write_report
+from simulator.evaluation.results import combine
+from simulator.evaluation.settings import MetricsConfig, threshold_name
 from simulator.world.population import PlayerKind, Population, make_population
 from simulator.world.population_config import PopulationConfig
 from simulator.world.strengths import DAYS_PER_YEAR, Strengths, advance

@@ -1,8 +1,15 @@
 """Evaluation: what the engine recorded, turned into figures with intervals.
 
-- :mod:`~simulator.evaluation.metrics`: the recorder and the statistics
-  (accuracy, prediction, calibration, convergence, drift) and their
-  combination across replicates;
+- :mod:`~simulator.evaluation.recorder`: the recorder the engine feeds, one per
+  replicate and arena, with what it measures set by
+  :mod:`~simulator.evaluation.settings`;
+- the statistics it reads: :mod:`~simulator.evaluation.accuracy` (against the
+  truth, by band, drift), :mod:`~simulator.evaluation.ranks` (Spearman),
+  :mod:`~simulator.evaluation.prediction` (log loss, calibration) and
+  :mod:`~simulator.evaluation.convergence` (newcomers, Kaplan-Meier, the curve);
+- :mod:`~simulator.evaluation.results`: a replicate's tables and their
+  combination across replicates; :mod:`~simulator.evaluation.comparison`: two
+  systems' ratings of the same players compared;
 - :mod:`~simulator.evaluation.formatting`: the tables as text (cells with
   intervals, the terminal tables);
 - :mod:`~simulator.evaluation.markdown`: the text of ``report.md`` and

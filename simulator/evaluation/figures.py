@@ -26,7 +26,7 @@ from matplotlib.dates import AutoDateLocator, ConciseDateFormatter
 from matplotlib.figure import Figure
 from numpy.typing import NDArray
 
-from simulator.evaluation.metrics import Summary
+from simulator.evaluation.results import Summary
 
 __all__ = ["CURVE_MIN_PLAYERS", "FIGURES"]
 

@@ -1,6 +1,6 @@
 """The report's tables as text: cells with intervals, terminal and Markdown tables.
 
-A cell shows a figure of a :class:`~simulator.evaluation.metrics.Summary`
+A cell shows a figure of a :class:`~simulator.evaluation.results.Summary`
 with the half-width of its confidence interval across replicates
 (``value ± half-width``; no ``±`` with one replicate). :func:`format_summary_table`
 prints a run's headline table, :func:`format_sweep_table` a sweep's; the
@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
-from simulator.evaluation.metrics import Summary, threshold_name
+from simulator.evaluation.results import Summary
+from simulator.evaluation.settings import threshold_name
 
 __all__ = ["format_summary_table", "format_sweep_table"]
 

@@ -26,7 +26,8 @@ from simulator.evaluation.formatting import (
     _system_rows,
     _with_interval,
 )
-from simulator.evaluation.metrics import COIN_FLIP, ORACLE, Summary, threshold_name
+from simulator.evaluation.results import Summary
+from simulator.evaluation.settings import COIN_FLIP, ORACLE, threshold_name
 
 #: Games at which the report tabulates the newcomers' median error.
 _CURVE_GAMES = (0, 5, 10, 20, 30, 50, 100, 150)

@@ -7,7 +7,7 @@
     error_vs_games.png  rmse_over_time.png  calibration.png  offset_over_time.png
     config.toml  seed.txt  versions.json
 
-It takes one :class:`~simulator.evaluation.metrics.Summary` or a mapping of
+It takes one :class:`~simulator.evaluation.results.Summary` or a mapping of
 arena name to summary (an experiment with several arenas); with several arenas
 the CSV tables gain a leading ``arena`` column and each figure is drawn per
 arena (``error_vs_games-<arena>.png``). :func:`write_sweep_report` writes a
@@ -36,7 +36,7 @@ import pandas as pd
 from simulator.evaluation.figures import _draw_figures
 from simulator.evaluation.formatting import _arenas
 from simulator.evaluation.markdown import _report_markdown, _sweep_markdown
-from simulator.evaluation.metrics import Summary
+from simulator.evaluation.results import Summary
 
 __all__ = [
     "SWEEP_COLUMNS",

@@ -23,7 +23,7 @@ from tqdm import tqdm
 
 from simulator.config import Point, RunConfig, expand
 from simulator.engine import run_replicate
-from simulator.evaluation.metrics import ReplicateResult, Summary, combine
+from simulator.evaluation.results import ReplicateResult, Summary, combine
 
 __all__ = [
     "Failure",

@@ -10,8 +10,9 @@ from pathlib import Path
 
 import numpy as np
 
-from simulator.evaluation.metrics import Recorder, ReplicateResult, Summary, combine
+from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.report import write_report
+from simulator.evaluation.results import ReplicateResult, Summary, combine
 
 SYSTEMS = ("fide", "glicko2", "lichess")
 CONFIG = '[run]\ntitle = "test"\nyears = 1.0\n'

@@ -27,13 +27,10 @@ from simulator.config import (
     parse_config,
 )
 from simulator.engine import run_replicate
-from simulator.evaluation.metrics import (
-    Recorder,
-    ReplicateResult,
-    combine,
-    compare_ratings,
-)
+from simulator.evaluation.comparison import compare_ratings
+from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.report import write_report
+from simulator.evaluation.results import ReplicateResult, combine
 from simulator.world.population import active, make_population
 from simulator.world.strengths import DAYS_PER_YEAR
 

@@ -6,7 +6,7 @@ import pytest
 from synthetic_summary import SYSTEMS, replicate, three_replicates
 
 from simulator.evaluation.formatting import format_summary_table
-from simulator.evaluation.metrics import Summary, combine
+from simulator.evaluation.results import Summary, combine
 
 
 @pytest.fixture(scope="module")

@@ -17,8 +17,8 @@ from synthetic_summary import (
 
 from simulator.evaluation import figures
 from simulator.evaluation.figures import FIGURES
-from simulator.evaluation.metrics import Summary
 from simulator.evaluation.report import TABLES
+from simulator.evaluation.results import Summary
 
 
 @pytest.fixture(scope="module")

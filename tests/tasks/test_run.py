@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from simulator.config import parse_config
-from simulator.evaluation.metrics import ReplicateResult, Summary
+from simulator.evaluation.results import ReplicateResult, Summary
 from simulator.tasks.run import RunResult, run, run_one
 
 #: Two arenas, so that per-arena combining is compared too.

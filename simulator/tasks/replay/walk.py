@@ -3,8 +3,8 @@
 Games are read in date order (:mod:`simulator.data.records`) and every system sees
 each game twice: first it predicts White's score from the ratings it has
 *before* the game, then, in its own time, it rates the game. The predictions
-go into the same :class:`~simulator.evaluation.metrics.Recorder` the simulator uses (log
-loss, Brier score, calibration), so no system is ever scored on a game it has
+go into the same :class:`~simulator.evaluation.recorder.Recorder` the simulator uses
+(log loss, Brier score, calibration), so no system is ever scored on a game it has
 already rated.
 
 How each kind of system meets the games:
@@ -59,7 +59,8 @@ import pandas as pd
 
 from simulator._types import BoolArray
 from simulator.data.records import GameBatch, Players
-from simulator.evaluation.metrics import ORACLE, MetricsConfig, Recorder
+from simulator.evaluation.recorder import Recorder
+from simulator.evaluation.settings import ORACLE, MetricsConfig
 from simulator.systems import RatingSystem, make_system
 from simulator.systems._common import FloatArray, Games, IntArray, split_rounds
 from simulator.systems.classic import Classic

@@ -1,4 +1,4 @@
-"""Tests of evaluation.metrics: accuracy, prediction, calibration, convergence, drift.
+"""Tests of evaluation.recorder: accuracy, prediction, calibration, convergence.
 
 Stochastic tests take the ``seed`` fixture of conftest.py (``RATINGSIM_SEEDS``).
 """
@@ -13,18 +13,10 @@ import pytest
 from numpy.testing import assert_allclose
 from scipy import stats
 
-from simulator.evaluation import metrics
-from simulator.evaluation.metrics import (
-    COIN_FLIP,
-    ORACLE,
-    MetricsConfig,
-    Recorder,
-    ReplicateResult,
-    _average_ranks,
-    combine,
-    drift_per_year,
-    kaplan_meier_quantiles,
-)
+from simulator.evaluation.ranks import average_ranks
+from simulator.evaluation.recorder import Recorder
+from simulator.evaluation.results import ReplicateResult, combine
+from simulator.evaluation.settings import COIN_FLIP, ORACLE, MetricsConfig
 
 N = 200
 
@@ -61,35 +53,6 @@ def _one_checkpoint(rating: np.ndarray, true: np.ndarray, **kw) -> pd.Series:
     rec = Recorder(["x"], true.shape[0])
     _checkpoint(rec, 0.0, {"x": rating}, true, **kw)
     return rec.result().timeseries.iloc[0]
-
-
-# --- configuration --------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("kwargs", "name"),
-    [
-        ({"thresholds": ()}, "thresholds"),
-        ({"thresholds": (50.0, 25.0)}, "thresholds"),
-        ({"thresholds": (25.0, -1.0)}, "thresholds"),
-        ({"calibration_bins": 0}, "calibration_bins"),
-        ({"calibration_bins": 2.5}, "calibration_bins"),
-        ({"curve_max_games": -1}, "curve_max_games"),
-        ({"steady_fraction": 0.0}, "steady_fraction"),
-        ({"curve_bin_width": 0.0}, "curve_bin_width"),
-    ],
-)
-def test_config_rejects_bad_values(kwargs: dict[str, object], name: str) -> None:
-    """A bad MetricsConfig value raises a message naming the parameter and value."""
-    with pytest.raises(ValueError, match=f"'{name}' parameter of MetricsConfig"):
-        MetricsConfig(**kwargs)  # type: ignore[arg-type]
-
-
-def test_config_stores_thresholds_as_float_tuple() -> None:
-    """Thresholds given as a list of ints are stored as a tuple of floats."""
-    cfg = MetricsConfig(thresholds=[10, 20])  # type: ignore[arg-type]
-    assert cfg.thresholds == (10.0, 20.0)
-    assert all(type(t) is float for t in cfg.thresholds)
 
 
 def test_recorder_rejects_reserved_and_duplicate_names() -> None:
@@ -160,171 +123,8 @@ def test_spearman_with_whole_number_ratings_and_ties_is_scipys(seed: int) -> Non
     row = _one_checkpoint(rating, true, active=active)
     want = stats.spearmanr(rating[active], true[active]).statistic
     assert row["spearman"] == want
-    ranks = _average_ranks(rating)
+    ranks = average_ranks(rating)
     np.testing.assert_array_equal(ranks, stats.rankdata(rating, method="average"))
-
-
-@pytest.mark.parametrize(
-    "x",
-    [
-        [0.0, -0.0, 0.0, 3.0],
-        [-5.0, -5.0, -1.0, 2.0, 2.0, 2.0],
-        [1.0, 1e6, 1e6, 7.0],  # a spread beyond the counting path
-        [2.0**60, 2.0**60 + 2048.0, 5.0],
-        [1.5, 1.5, -2.25],
-    ],
-)
-def test_average_ranks_are_scipys(x: list[float]) -> None:
-    """Average ranks equal scipy's, by counting or by sorting."""
-    a = np.array(x)
-    np.testing.assert_array_equal(
-        _average_ranks(a), stats.rankdata(a, method="average"), strict=False
-    )
-
-
-@pytest.mark.parametrize("n", [0, 1, 2, 17, 1000, 70_000])
-def test_argsort_sorts(n: int, seed: int) -> None:
-    """The order from sort keys sorts the values, ties, signs and NaN included."""
-    rng = np.random.default_rng(seed + n)
-    for x in (
-        rng.normal(1500.0, 300.0, n),
-        np.rint(rng.normal(0.0, 3.0, n)) * rng.choice([-0.0, 1.0, 1e-300], n),
-        1.0 + np.spacing(1.0) * rng.integers(0, 40, n),  # close, by the thousand
-        np.where(rng.random(n) < 0.1, np.nan, rng.normal(0.0, 1e6, n)),
-    ):
-        order = metrics._argsort(x)
-        np.testing.assert_array_equal(np.sort(order), np.arange(n))
-        # The same values as a stable sort: equal ones may come in any order.
-        np.testing.assert_array_equal(x[order], x[np.argsort(x, kind="stable")])
-
-
-def _bits(x: object) -> bytes:
-    """The bytes of a float64 (or an array of them): equal bits, not just values."""
-    return np.asarray(x, dtype=np.float64).tobytes()
-
-
-@pytest.mark.parametrize(
-    "n", [0, 1, 7, 8, 9, 127, 128, 129, 136, 255, 256, 1000, 4099, 100_003]
-)
-def test_compiled_sums_are_numpys(n: int, seed: int) -> None:
-    """The compiled pairwise sums give np.sum's, np.mean's and np.std's bits.
-
-    numpy's order since 2.3, the floor in pyproject.toml: older versions
-    restart the pairwise sum every 8,192 terms, and the 100,003 fails there.
-    """
-    rng = np.random.default_rng(seed + n)
-    x = rng.normal(0.0, 300.0, n) * np.exp(rng.normal(0.0, 5.0, n))
-    x[rng.random(n) < 0.05] = -0.0
-    shift = float(rng.normal(0.0, 100.0))
-    e = x - shift
-    assert _bits(metrics._sum(x, 0.0, metrics._PLAIN)) == _bits(np.sum(x))
-    assert _bits(metrics._sum(x, shift, metrics._SQUARED)) == _bits(np.sum(e * e))
-    assert _bits(metrics._sum(x, shift, metrics._ABSOLUTE)) == _bits(np.sum(np.abs(e)))
-    if n:
-        true = rng.normal(1500.0, 300.0, n)
-        rating = true + x
-        d = rating - true
-        got = metrics._moments(rating, true, d)
-        offset = np.mean(d)
-        a = d - offset
-        want = (
-            offset,
-            np.sqrt(np.mean(a * a)),
-            np.mean(np.abs(a)),
-            np.std(true),
-            np.std(rating),
-        )
-        assert _bits(got) == _bits(want)
-
-
-def test_compiled_sums_of_zeros_and_infinities() -> None:
-    """Signed zeros and infinities sum as in numpy."""
-    for x in ([-0.0] * 9, [-0.0], [np.inf, 1.0] * 70, [np.inf, -np.inf] + [1.0] * 200):
-        a = np.array(x)
-        with np.errstate(invalid="ignore"):  # inf - inf
-            want = np.sum(a)
-        assert _bits(metrics._sum(a, 0.0, metrics._PLAIN)) == _bits(want)
-
-
-@pytest.mark.parametrize("n", [2, 3, 50, 2001])
-def test_rank_correlation_is_corrcoefs(n: int, seed: int) -> None:
-    """Spearman's rho from the exact sums has np.corrcoef's bits, ties or not."""
-    rng = np.random.default_rng(seed + n)
-    for rating in (
-        rng.normal(1500.0, 300.0, n),
-        np.rint(rng.normal(1500.0, 300.0, n) / 100.0) * 100.0,  # many ties
-        np.where(np.arange(n) == 0, 1.0, 0.0),  # one against the rest
-    ):
-        true = np.rint(rng.normal(0.0, 2.0, n))
-        true_ranks = stats.rankdata(true)
-        both = np.stack([stats.rankdata(rating), true_ranks])
-        want = np.corrcoef(both)[1, 0]
-        assert _bits(metrics._spearman(rating, true_ranks)) == _bits(want)
-        np.testing.assert_array_equal(  # NaN (no spread) in either
-            metrics._spearman(rating, true_ranks),
-            stats.spearmanr(rating, true).statistic,
-        )
-
-
-def test_rank_correlation_beyond_the_exact_size_is_corrcoefs(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    """Above the size where the sums are exact, np.corrcoef itself is used."""
-    rng = np.random.default_rng(0)
-    rating, true = rng.normal(size=500), rng.normal(size=500)
-    true_ranks = stats.rankdata(true)
-    exact = metrics._spearman(rating, true_ranks)
-    monkeypatch.setattr(metrics, "_EXACT_RANK_CORRELATION", 100)
-    assert _bits(metrics._spearman(rating, true_ranks)) == _bits(exact)
-
-
-def test_true_ranks_of_subsets_are_scipys(seed: int) -> None:
-    """Ranks of the true strengths of subsets, tied ones included, are scipy's."""
-    rng = np.random.default_rng(seed)
-    n = 400
-    # Probes share a true strength: ties across members and non-members.
-    true = np.where(rng.random(n) < 0.3, 1500.0, rng.normal(1500.0, 200.0, n))
-    among = np.flatnonzero(rng.random(n) < 0.8)
-    ranks = metrics._TrueRanks(true, among)
-    for share in (1.0, 0.7, 0.2, 0.0, 0.7):
-        sel = among[rng.random(among.size) < share]
-        np.testing.assert_array_equal(
-            ranks.ranks(sel), stats.rankdata(true[sel]), strict=False
-        )
-
-
-def test_bands_are_searchsorted() -> None:
-    """Bands of true strength, edges, NaN and infinities included, and their sums."""
-    edges = np.array([1400.0, 1600.0, 1800.0])
-    true = np.array([-np.inf, 1399.9, 1400.0, 1599.0, 1600.0, 2000.0, np.inf, np.nan])
-    band = metrics._bands(true, np.arange(true.size), edges)
-    np.testing.assert_array_equal(band, np.searchsorted(edges, true, side="right"))
-    rng = np.random.default_rng(1)
-    sel = np.array([0, 2, 3, 5, 7])
-    diff = rng.normal(0.0, 50.0, sel.size)
-    count, s1, s2 = metrics._band_sums(diff, sel, band, 3.0, edges.size + 1)
-    e = diff - 3.0
-    np.testing.assert_array_equal(count, np.bincount(band[sel], minlength=4))
-    assert _bits(s1) == _bits(np.bincount(band[sel], weights=e, minlength=4))
-    assert _bits(s2) == _bits(np.bincount(band[sel], weights=e * e, minlength=4))
-
-
-def test_calibration_bins_are_bincounts(seed: int) -> None:
-    """Calibration sums per bin are those of np.bincount, E = 0 and E = 1 included."""
-    rng = np.random.default_rng(seed)
-    e = np.concatenate([[0.0, 1.0, 0.1, 0.9999999], rng.random(1000)])
-    s = rng.choice([0.0, 0.5, 1.0], e.size)
-    count = np.array([3, 0, 1, 0, 0, 0, 0, 0, 0, 2])
-    sum_e, sum_s = rng.random(10), rng.random(10)
-    want = [count.copy(), sum_e.copy(), sum_s.copy()]
-    metrics._calibrate(e, s, count, sum_e, sum_s)
-    k = np.minimum((e * 10).astype(np.intp), 9)
-    want[0] += np.bincount(k, minlength=10)
-    want[1] += np.bincount(k, weights=e, minlength=10)
-    want[2] += np.bincount(k, weights=s, minlength=10)
-    np.testing.assert_array_equal(count, want[0])
-    assert _bits(sum_e) == _bits(want[1])
-    assert _bits(sum_s) == _bits(want[2])
 
 
 def test_checkpoint_with_no_one_counted_makes_no_run() -> None:
@@ -542,20 +342,6 @@ def test_convergence_first_entry_that_stays() -> None:
     assert s["n_newcomers"] == 3
 
 
-def test_kaplan_meier_early_censoring_is_not_failure() -> None:
-    """A newcomer censored after few games does not count as never converging."""
-    time = np.array([10.0, 3.0, 3.0, 30.0])
-    observed = np.array([True, False, False, True])
-    # The two censored at 3 games leave the observed 10 and 30 to decide: the
-    # median is 10; counting the censored as never converging would give inf.
-    assert kaplan_meier_quantiles(time, observed, [0.5]) == [10.0]
-    # With at least 3 at risk required, the median at 10 (2 at risk) is not read.
-    assert kaplan_meier_quantiles(time, observed, [0.5], min_at_risk=3) == [np.inf]
-    time2 = np.array([10.0, 3.0, 3.0, 30.0, 12.0])
-    observed2 = np.array([True, False, False, True, True])
-    assert kaplan_meier_quantiles(time2, observed2, [0.5]) == [12.0]
-
-
 def test_convergence_single_newcomer_n50_is_12() -> None:
     """A newcomer inside 50 from game 12 on (checkpoints each game) has N50 = 12."""
     s = _convergence_run(_errors_abc()[:, :1]).summary.iloc[0]
@@ -771,31 +557,7 @@ def test_checkpoints_must_be_in_time_order() -> None:
         _checkpoint(rec, 9.0, {"x": true}, true)
 
 
-# --- steady state, drift, combine -------------------------------------------------
-
-
-def _drift_run(slope: float, offset: float = 0.0, n_cp: int = 37) -> ReplicateResult:
-    """A cohort whose ratings drift by ``slope`` points a year over three years."""
-    true = _pool()
-    cohort = np.zeros(N, bool)
-    cohort[::3] = True
-    rec = Recorder(["x"], N)
-    for day in np.linspace(0.0, 3 * 365.25, n_cp):
-        rating = true + offset
-        rating[cohort] += slope * day / 365.25
-        _checkpoint(rec, float(day), {"x": rating}, true, cohort=cohort)
-    return rec.result()
-
-
-def test_drift_slope_of_linear_drift() -> None:
-    """A cohort drifting 12 points a year has drift_per_year 12."""
-    res = _drift_run(12.0)
-    assert res.summary.iloc[0]["drift_per_year"] == pytest.approx(12.0)
-    # NaN checkpoints (no rated cohort member) are left out of the fit.
-    assert drift_per_year([0.0, 365.25, 730.5], [0.0, np.nan, 4.0]) == pytest.approx(
-        2.0
-    )
-    assert math.isnan(drift_per_year([5.0, 5.0], [1.0, 2.0]))
+# --- steady state -----------------------------------------------------------------
 
 
 def test_steady_state_is_mean_of_last_quarter() -> None:
@@ -808,67 +570,6 @@ def test_steady_state_is_mean_of_last_quarter() -> None:
     res = rec.result()
     assert res.summary.iloc[0]["offset"] == pytest.approx(15.0)
     assert len(res.timeseries) == 8
-
-
-def test_combine_mean_and_t_interval() -> None:
-    """Offsets 90, 100, 110 combine to 100 +- t(0.975, 2) * 10 / sqrt(3)."""
-    results = [_drift_run(0.0, offset=o, n_cp=5) for o in (90.0, 100.0, 110.0)]
-    s = combine(results)
-    row = s.summary.iloc[0]
-    half = stats.t.ppf(0.975, 2) * 10.0 / math.sqrt(3.0)
-    assert row["offset"] == pytest.approx(100.0)
-    assert row["offset_lo"] == pytest.approx(100.0 - half)
-    assert row["offset_hi"] == pytest.approx(100.0 + half)
-    assert row["n_replicates"] == 3
-    assert s.n_replicates == 3
-    # The time series is averaged day by day, with the same interval.
-    ts = s.timeseries
-    assert len(ts) == 5
-    assert_allclose(ts["offset"], 100.0)
-    assert_allclose(ts["offset_hi"] - ts["offset"], half)
-
-
-def test_combine_confidence_level_widens_interval() -> None:
-    """A 99 % interval is wider than a 90 % one."""
-    results = [_drift_run(0.0, offset=o, n_cp=3) for o in (1.0, 4.0, 9.0, 2.0)]
-    wide = combine(results, confidence=0.99).summary.iloc[0]
-    narrow = combine(results, confidence=0.90).summary.iloc[0]
-    assert (
-        wide["offset_hi"] - wide["offset_lo"]
-        > narrow["offset_hi"] - narrow["offset_lo"]
-    )
-
-
-def test_combine_one_replicate_has_nan_interval() -> None:
-    """With one replicate every interval is NaN and the mean is the value."""
-    s = combine([_drift_run(3.0, offset=7.0)])
-    row = combine([_drift_run(0.0, offset=7.0)]).summary.iloc[0]
-    assert row["offset"] == pytest.approx(7.0)
-    assert math.isnan(row["offset_lo"]) and math.isnan(row["offset_hi"])
-    row = s.summary.iloc[0]
-    assert math.isnan(row["offset_lo"]) and math.isnan(row["offset_hi"])
-    assert row["drift_per_year"] == pytest.approx(3.0)
-
-
-def test_combine_drift_slopes_across_replicates() -> None:
-    """Drift slopes 4, 5, 6 points a year combine to 5 +- t(0.975, 2) / sqrt(3)."""
-    s = combine([_drift_run(v) for v in (4.0, 5.0, 6.0)])
-    row = s.summary.iloc[0]
-    half = stats.t.ppf(0.975, 2) / math.sqrt(3.0)
-    assert row["drift_per_year"] == pytest.approx(5.0)
-    assert row["drift_per_year_hi"] - row["drift_per_year"] == pytest.approx(half)
-
-
-def test_combine_rejects_mismatched_replicates() -> None:
-    """Replicates of different systems cannot be combined; nor can none."""
-    a = Recorder(["a"], 2).result()
-    b = Recorder(["b"], 2).result()
-    with pytest.raises(ValueError, match="share systems"):
-        combine([a, b])
-    with pytest.raises(ValueError, match="at least one"):
-        combine([])
-    with pytest.raises(ValueError, match="'confidence' parameter"):
-        combine([a], confidence=1.0)
 
 
 def _full_run(seed: int) -> ReplicateResult:

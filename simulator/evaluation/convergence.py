@@ -1,0 +1,266 @@
+"""Convergence of newcomers: runs inside thresholds, Kaplan-Meier quantiles, curve.
+
+At each checkpoint the recorder hands every newcomer's aligned error
+``|rating - true - offset|`` of every system to :func:`follow_newcomers`,
+which keeps, per threshold, the games played when the current run of
+checkpoints inside the threshold began, and the error-vs-games histogram. At
+the end, the runs give each newcomer's ``N_t`` (observed, or right-censored at
+the games played), summarised by :func:`kaplan_meier_quantiles`
+(:func:`convergence_quantiles`), and the histogram gives the curve's median
+and quartiles (:func:`curve_table`).
+
+Following the newcomers is a compiled loop: one pass over them updates every
+system's and threshold's state in place, where numpy would take a dozen
+whole-array passes per system and threshold (a state machine, with no library
+equivalent).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pandas as pd
+from numpy.typing import NDArray
+
+from simulator._jit import jit
+from simulator._types import BoolArray, FloatArray, IntArray
+
+__all__ = [
+    "commit_pending",
+    "convergence_quantiles",
+    "curve_table",
+    "follow_newcomers",
+    "kaplan_meier_quantiles",
+    "newcomer_errors",
+]
+
+
+def kaplan_meier_quantiles(
+    time: FloatArray,
+    observed: NDArray[np.bool_],
+    qs: Sequence[float],
+    *,
+    min_at_risk: int = 1,
+) -> list[float]:
+    """Quantiles of right-censored times by the Kaplan-Meier estimator.
+
+    A converged newcomer's ``N_t`` is an observed time; one still outside the
+    threshold at the end has only shown that ``N_t`` exceeds the games played
+    so far (censored at that count). The Kaplan-Meier survival curve uses both;
+    the ``q`` quantile is the smallest observed time at which the estimated
+    share not yet converged falls to ``1 - q`` or below, ``inf`` if it never
+    does (too many newcomers censored early) or only where fewer than
+    ``min_at_risk`` remain at risk, NaN without data.
+
+    >>> kaplan_meier_quantiles(np.array([5.0, 10, 20, 30]),
+    ...                        np.array([True, True, True, True]), [0.5])
+    [10.0]
+    >>> kaplan_meier_quantiles(np.array([5.0, 8, 20, 30]),
+    ...                        np.array([True, False, True, False]), [0.5])
+    [20.0]
+    """
+    if time.size == 0:
+        return [math.nan] * len(qs)
+    # At tied times events come before censorings (the usual convention).
+    order = np.lexsort((~observed, time))
+    t, d = time[order], observed[order]
+    at_risk = t.size - np.arange(t.size)
+    survival = np.cumprod(np.where(d, 1.0 - 1.0 / at_risk, 1.0))
+    out = []
+    for q in qs:
+        hit = np.flatnonzero(
+            d & (survival <= 1.0 - q + 1e-12) & (at_risk >= min_at_risk)
+        )
+        out.append(float(t[hit[0]]) if hit.size else math.inf)
+    return out
+
+
+def convergence_quantiles(
+    entry: FloatArray, last_games: FloatArray, min_at_risk: int
+) -> tuple[float, float, float, float]:
+    """Median, lower and upper quartile of ``N_t``, and the share converged.
+
+    ``entry`` holds each newcomer's games played when their current run inside
+    the threshold began (NaN when outside: censored at ``last_games``, the
+    games played at their last checkpoint); the quantiles are Kaplan-Meier's
+    (:func:`kaplan_meier_quantiles`), NaN without newcomers.
+    """
+    observed = ~np.isnan(entry)
+    times = np.where(observed, entry, last_games)
+    q25, med, q75 = kaplan_meier_quantiles(
+        times, observed, [0.25, 0.5, 0.75], min_at_risk=min_at_risk
+    )
+    share = float(np.mean(observed)) if entry.size else math.nan
+    return med, q25, q75, share
+
+
+def curve_table(
+    hist: NDArray[np.int64], systems: Sequence[str], bin_width: float
+) -> pd.DataFrame:
+    """The error-vs-games curve from the histogram of errors per games played.
+
+    ``hist[s, g, b]`` counts system ``s``'s newcomers at ``g`` games with an
+    error in bin ``b`` (of width ``bin_width``; the last bin overflows). The
+    quartiles are interpolated within a bin; one in the overflow bin is
+    ``inf``, and NaN where no newcomer was seen at that count.
+    """
+    n_sys, n_games, n_bins = hist.shape
+    cum = np.cumsum(hist, axis=-1)
+    total = cum[..., -1]
+    quant = {}
+    for key, q in (("q25", 0.25), ("median_error", 0.5), ("q75", 0.75)):
+        target = q * total
+        k = np.argmax(cum >= target[..., None], axis=-1)
+        below = np.take_along_axis(cum, k[..., None], axis=-1)[..., 0]
+        count = np.take_along_axis(hist, k[..., None], axis=-1)[..., 0]
+        before = below - count
+        with np.errstate(invalid="ignore", divide="ignore"):
+            value = (k + (target - before) / count) * bin_width
+        value = np.where(k == n_bins - 1, np.inf, value)
+        quant[key] = np.where(total == 0, np.nan, value)
+    return pd.DataFrame(
+        {
+            "system": [s for s in systems for _ in range(n_games)],
+            "games": np.tile(np.arange(n_games, dtype=np.int64), n_sys),
+            "median_error": quant["median_error"].ravel(),
+            "q25": quant["q25"].ravel(),
+            "q75": quant["q75"].ravel(),
+            "n": total.ravel().astype(np.int64),
+        }
+    )
+
+
+def newcomer_errors(
+    rating: FloatArray,
+    true: FloatArray,
+    offset: float,
+    newcomers: IntArray,
+    out: FloatArray,
+) -> None:
+    """``|rating - true - offset|`` of the newcomers, into ``out``.
+
+    Infinite where unrated (an unrated newcomer is inside no threshold and in
+    the curve's overflow bin, as NaN would be, and is counted as infinitely
+    far in the final error), and everywhere when no one was counted (the
+    offset is NaN: no error is known).
+    """
+    if math.isnan(offset):
+        out[:] = np.inf
+        return
+    r = rating[newcomers]
+    error = np.abs(r - true[newcomers] - offset)
+    out[:] = np.where(np.isnan(r), np.inf, error)
+
+
+@jit
+def follow_newcomers(
+    newcomers: IntArray,
+    newcomer: BoolArray,
+    games: IntArray,
+    errors: FloatArray,
+    thresholds: FloatArray,
+    curve_max_games: int,
+    bin_width: float,
+    max_error: float,
+    seen: BoolArray,
+    last_games: FloatArray,
+    last_error: FloatArray,
+    entry: FloatArray,
+    inside: NDArray[np.int8],
+    pending_games: IntArray,
+    pending_error: FloatArray,
+    hist: NDArray[np.int64],
+) -> None:
+    """Update the convergence runs and the curve (``Recorder.checkpoint``).
+
+    ``errors[s, k]`` is system ``s``'s error of player ``newcomers[k]``; the
+    other arguments from ``seen`` on are the recorder's state, updated in place
+    (indexed by player first).
+    """
+    n_sys, n_thr = entry.shape[1], entry.shape[2]
+    # Curve: the pending values of players no longer followed are committed.
+    for p in range(pending_games.shape[0]):
+        if pending_games[p] >= 0 and not newcomer[p]:
+            _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+            pending_games[p] = -1
+    for k in range(newcomers.shape[0]):
+        p = newcomers[k]
+        g = games[p]
+        # Convergence: runs of checkpoints inside each threshold, for the
+        # newcomers who have played (the others keep their state).
+        if g > 0:
+            seen[p] = True
+            last_games[p] = g
+            for s in range(n_sys):
+                e = errors[s, k]
+                last_error[p, s] = e
+                # Thresholds increase, so a player inside one is inside every
+                # larger one: the thresholds a player is inside are the last
+                # ``count``.
+                count = 0
+                for t in thresholds:
+                    count += e < t
+                before = inside[p, s]
+                if count == before:
+                    continue
+                # A run starts (entry = games played) where a threshold is
+                # entered and ends (entry = NaN) where it is left.
+                for j in range(n_thr):
+                    was_in = before >= n_thr - j
+                    now_in = count >= n_thr - j
+                    if now_in and not was_in:
+                        entry[p, s, j] = g
+                    elif was_in and not now_in:
+                        entry[p, s, j] = np.nan
+                inside[p, s] = count
+        # Curve: the latest error at the current games count is pending; it is
+        # committed once the count moves on.
+        if g <= curve_max_games:
+            if pending_games[p] != g:
+                if pending_games[p] >= 0:
+                    _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+                pending_games[p] = g
+            for s in range(n_sys):
+                pending_error[p, s] = errors[s, k]
+        elif pending_games[p] >= 0:
+            _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+            pending_games[p] = -1
+
+
+@jit
+def _commit(
+    hist: NDArray[np.int64],
+    p: int,
+    pending_games: IntArray,
+    pending_error: FloatArray,
+    bin_width: float,
+    max_error: float,
+) -> None:
+    """Count player ``p``'s pending errors in the histogram of the curve.
+
+    Errors from ``max_error`` up, and NaN, fall in the last (overflow) bin.
+    """
+    n_bins = hist.shape[2]
+    for s in range(hist.shape[0]):
+        e = pending_error[p, s]
+        if np.isnan(e) or e >= max_error:
+            b = n_bins - 1
+        else:
+            b = min(math.floor(e / bin_width), n_bins - 1)
+        hist[s, pending_games[p], b] += 1
+
+
+@jit
+def commit_pending(
+    hist: NDArray[np.int64],
+    pending_games: IntArray,
+    pending_error: FloatArray,
+    bin_width: float,
+    max_error: float,
+) -> None:
+    """Count every pending error in ``hist`` (the pending state is unchanged)."""
+    for p in range(pending_games.shape[0]):
+        if pending_games[p] >= 0:
+            _commit(hist, p, pending_games, pending_error, bin_width, max_error)

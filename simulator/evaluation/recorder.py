@@ -1,0 +1,581 @@
+"""The recorder: one replicate's metrics of one arena, accumulated as the engine runs.
+
+A :class:`Recorder` is fed by the engine, one per replicate and arena, with
+
+* :meth:`Recorder.record_games`: each round's pre-game expected scores of every
+  system, of the oracle (the outcome model's true expectation) and the results;
+* :meth:`Recorder.checkpoint`: every system's published ratings beside the
+  true strengths, on the checkpoint days.
+
+It keeps streaming sums and fixed-size arrays only, so its memory grows with
+the number of players, systems and checkpoints, never with the number of games.
+:meth:`Recorder.result` turns them into tables
+(:class:`~simulator.evaluation.results.ReplicateResult`). The figures are
+defined in :mod:`~simulator.evaluation.accuracy` (against the truth, on aligned
+scales), :mod:`~simulator.evaluation.prediction` and
+:mod:`~simulator.evaluation.convergence`.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from functools import partial
+
+import numpy as np
+import pandas as pd
+from numpy.typing import ArrayLike
+
+from simulator._types import BoolArray, FloatArray, IntArray
+from simulator._validate import check_interval
+from simulator.evaluation.accuracy import (
+    accuracy,
+    band_sums,
+    bands,
+    drift_per_year,
+    rated_players,
+)
+from simulator.evaluation.convergence import (
+    commit_pending,
+    convergence_quantiles,
+    curve_table,
+    follow_newcomers,
+    newcomer_errors,
+)
+from simulator.evaluation.prediction import calibrate, log_loss_sum
+from simulator.evaluation.ranks import TrueRanks
+from simulator.evaluation.results import ReplicateResult
+from simulator.evaluation.settings import (
+    COIN_FLIP,
+    ORACLE,
+    MetricsConfig,
+    threshold_name,
+)
+
+__all__ = ["Recorder"]
+
+#: Columns of the per-checkpoint accuracy figures averaged in the steady state.
+_STEADY = ("rmse", "mae", "spearman", "spread", "offset")
+
+
+def _float_vector(value: ArrayLike, name: str, n: int | None = None) -> FloatArray:
+    a = np.asarray(value, dtype=np.float64)
+    if a.ndim != 1 or (n is not None and a.shape[0] != n):
+        want = "(n,)" if n is None else f"({n},)"
+        raise ValueError(f"{name} must have shape {want}. Got shape {a.shape} instead.")
+    return a
+
+
+def _bool_vector(value: ArrayLike, name: str, n: int) -> BoolArray:
+    a = np.asarray(value)
+    if a.shape != (n,) or a.dtype != np.bool_:
+        raise ValueError(
+            f"{name} must be a boolean array of shape ({n},). "
+            f"Got dtype {a.dtype} and shape {a.shape} instead."
+        )
+    return a
+
+
+class Recorder:
+    """Accumulate one replicate's metrics for one arena, in bounded memory.
+
+    Parameters
+    ----------
+    systems : sequence of str
+        Names of the arena's systems: the keys of the mappings handed to
+        :meth:`record_games` and :meth:`checkpoint`, and the rows of the tables.
+        ``"oracle"`` and ``"coin flip"`` are reserved.
+    n_players : int
+        Size of every per-player array.
+    config : MetricsConfig, optional
+        What to measure.
+
+    Notes
+    -----
+    Memory: per system, ``len(thresholds)`` floats per player (convergence),
+    one float per player (the pending curve value), the error histogram of
+    ``(curve_max_games + 1) x (n_error_bins + 1)`` counts, and a few floats per
+    checkpoint (the time series). Nothing grows with the number of games.
+
+    Calls must come in time order (``day`` non-decreasing); the convergence of
+    a newcomer is read across successive checkpoints.
+
+    Examples
+    --------
+    >>> rec = Recorder(["elo"], 3)
+    >>> rec.record_games({"elo": [0.5, 0.7]}, [0.5, 0.8], [1.0, 1.0])
+    >>> true = np.array([1500.0, 1600.0, 1700.0])
+    >>> rec.checkpoint(7.0, {"elo": true + 100.0}, true, np.ones(3, bool),
+    ...                np.array([1, 1, 0]), np.zeros(3, bool), np.ones(3, bool))
+    >>> row = rec.result().summary.iloc[0]
+    >>> float(row["offset"]), float(row["rmse"]), float(row["spearman"])
+    (100.0, 0.0, 1.0)
+    """
+
+    def __init__(
+        self,
+        systems: Sequence[str],
+        n_players: int,
+        config: MetricsConfig | None = None,
+        groups: Mapping[str, ArrayLike] | None = None,
+    ) -> None:
+        names = tuple(systems)
+        if len(names) == 0 or not all(isinstance(s, str) and s for s in names):
+            raise ValueError(
+                f"The 'systems' parameter of Recorder must be a non-empty sequence of "
+                f"non-empty names. Got {systems!r} instead."
+            )
+        if len(set(names)) != len(names) or {ORACLE, COIN_FLIP} & set(names):
+            raise ValueError(
+                f"The 'systems' parameter of Recorder must hold distinct names other "
+                f"than {ORACLE!r} and {COIN_FLIP!r}. Got {names!r} instead."
+            )
+        check_interval("Recorder", "n_players", n_players, 0, np.inf, kind="an int")
+        self.systems = names
+        self.n_players = int(n_players)
+        self.config = MetricsConfig() if config is None else config
+        cfg = self.config
+        n_sys, n_thr = len(names), len(cfg.thresholds)
+        self.groups = {
+            str(k): _bool_vector(v, f"groups[{k!r}]", self.n_players)
+            for k, v in (groups or {}).items()
+        }
+        # Error by band of true strength, one row per checkpoint and system.
+        self._band_rows: list[tuple[float, str, float, float, float, float]] = []
+        # The per-player state below is player by player (a player's figures of
+        # every system side by side), as the checkpoints update it.
+        # Each newcomer's aligned error at their last checkpoint.
+        self._last_error = np.full((self.n_players, n_sys), np.nan)
+
+        # Prediction: rows are the systems, then the oracle, then the coin flip.
+        self._n_games = 0
+        self._log_loss = np.zeros(n_sys + 2)
+        self._brier = np.zeros(n_sys + 2)
+        self._cal_n = np.zeros((n_sys, cfg.calibration_bins), dtype=np.int64)
+        self._cal_expected = np.zeros((n_sys, cfg.calibration_bins))
+        self._cal_observed = np.zeros((n_sys, cfg.calibration_bins))
+
+        # Accuracy time series: one list per column.
+        self._series: dict[str, list[float]] = {
+            k: []
+            for k in (
+                "day",
+                "offset",
+                "rmse",
+                "mae",
+                "spearman",
+                "spread",
+                "n_rated",
+                "cohort_drift",
+            )
+        }
+        self._last_day = -math.inf
+
+        # Convergence: games played when the current run inside each threshold
+        # began (NaN = outside now), and who has ever been measured.
+        self._entry = np.full((self.n_players, n_sys, n_thr), np.nan)
+        # How many thresholds each player is inside (the entries not NaN).
+        self._inside = np.zeros((self.n_players, n_sys), dtype=np.int8)
+        self._seen = np.zeros(self.n_players, dtype=bool)
+        # Games played at each newcomer's last checkpoint (censoring times).
+        self._last_games = np.zeros(self.n_players, dtype=np.float64)
+
+        # Error-vs-games curve: a histogram of errors per games-played value, and
+        # each newcomer's latest error at their current games count (committed
+        # once the count moves on, so each (player, games) counts once).
+        self._n_bins = cfg.n_error_bins + 1  # + overflow
+        self._hist = np.zeros(
+            (n_sys, cfg.curve_max_games + 1, self._n_bins), dtype=np.int64
+        )
+        self._pending_games = np.full(self.n_players, -1, dtype=np.intp)
+        self._pending_error = np.full((self.n_players, n_sys), np.nan)
+
+    # --- games --------------------------------------------------------------
+
+    def record_games(
+        self,
+        expected: Mapping[str, ArrayLike],
+        oracle: ArrayLike,
+        score: ArrayLike,
+    ) -> None:
+        """Add a batch of games (typically a round) to the prediction sums.
+
+        Parameters
+        ----------
+        expected : mapping of str to ndarray of shape (n_games,)
+            Each system's pre-game expected score for White.
+        oracle : ndarray of shape (n_games,)
+            The outcome model's true expected score for White.
+        score : ndarray of shape (n_games,)
+            White's score (1, 0.5, 0).
+
+        Notes
+        -----
+        Per game, with ``E`` clipped to ``[1e-9, 1 - 1e-9]`` in the log loss only:
+
+        * log loss ``-(s ln E + (1 - s) ln(1 - E))`` (natural log; a draw costs
+          ``ln 2`` at ``E = 0.5``);
+        * Brier score ``(s - E)^2``;
+        * calibration: the game falls in bin ``floor(E * calibration_bins)``
+          (``E = 1`` in the last bin), which sums its ``E`` and ``s``.
+
+        The coin flip predicts ``E = 0.5`` for every game.
+        """
+        s = _float_vector(score, "score")
+        n = s.shape[0]
+        o = _float_vector(oracle, "oracle", n)
+        self._check_keys(expected, "expected")
+        columns = [
+            _float_vector(expected[name], f"expected[{name!r}]", n)
+            for name in self.systems
+        ]
+        if n == 0:
+            return
+        # min and max: two reductions, no temporaries; NaN fails both.
+        for name, e in [*zip(self.systems, columns, strict=True), (ORACLE, o)]:
+            if not (e.min() >= 0.0 and e.max() <= 1.0):
+                raise ValueError(
+                    f"Expected scores of {name!r} must lie in [0, 1]. "
+                    f"Got values such as {e[~((e >= 0.0) & (e <= 1.0))][0]!r}."
+                )
+        if not (s.min() >= 0.0 and s.max() <= 1.0):
+            raise ValueError("score must lie in [0, 1] (1, 0.5 or 0 for White).")
+        self._n_games += n
+        s_other = 1.0 - s
+        for i, e in enumerate([*columns, o, np.full(n, 0.5)]):
+            self._log_loss[i] += log_loss_sum(e, s, s_other)
+            d = s - e
+            self._brier[i] += float(np.sum(np.multiply(d, d, out=d)))
+            if i < len(columns):
+                calibrate(
+                    e, s, self._cal_n[i], self._cal_expected[i], self._cal_observed[i]
+                )
+
+    # --- checkpoints ----------------------------------------------------------
+
+    def checkpoint(
+        self,
+        day: float,
+        ratings: Mapping[str, ArrayLike],
+        true_strength: ArrayLike,
+        active: ArrayLike,
+        games_played: ArrayLike,
+        newcomer: ArrayLike,
+        cohort: ArrayLike,
+    ) -> None:
+        """Read every system's published ratings against the truth.
+
+        Parameters
+        ----------
+        day : float
+            The checkpoint's day; non-decreasing from call to call.
+        ratings : mapping of str to ndarray of shape (n_players,)
+            Published ratings of each system, NaN for unrated players.
+        true_strength : ndarray of shape (n_players,)
+            True strengths on the Elo scale of the outcome model.
+        active : bool ndarray of shape (n_players,)
+            Players counted in the accuracy figures (offset, RMSE, ...).
+        games_played : int ndarray of shape (n_players,)
+            Games each player has played in the arena so far.
+        newcomer : bool ndarray of shape (n_players,)
+            Players whose convergence is measured (those who entered the pool
+            during the run).
+        cohort : bool ndarray of shape (n_players,)
+            Members of the fixed drift cohort present at this checkpoint.
+
+        Notes
+        -----
+        Over the active players with a rating (``n_rated`` of them), with
+        ``d = rating - true``:
+
+        * ``offset = mean(d)``: the alignment of the system's scale;
+        * ``rmse = sqrt(mean((d - offset)^2))``, ``mae = mean(|d - offset|)``;
+        * ``spearman``: Spearman's rank correlation of rating and true strength;
+        * ``spread = SD(rating) / SD(true)`` (population SDs, ``ddof=0``);
+        * ``cohort_drift = mean(d)`` over the cohort members with a rating.
+
+        Figures undefined at a checkpoint (no rated player, constant values)
+        are NaN.
+
+        Convergence: a newcomer with ``games_played > 0`` has error
+        ``|rating - true - offset|`` (infinite when unrated). For each
+        threshold ``t`` the recorder keeps the ``games_played`` of the
+        checkpoint that began the current run of checkpoints with error below
+        ``t``; a checkpoint with the error at ``t`` or above (or unrated) ends
+        the run. At the end, that value is ``N_t``, and newcomers outside are
+        right-censored (``N_t = inf``). A player left out of ``newcomer`` (or
+        at zero games) at a checkpoint keeps their state unchanged.
+
+        The curve: each newcomer contributes, for every games count ``g`` in
+        ``0..curve_max_games`` seen at some checkpoint, the error at the last
+        checkpoint at which they had played ``g`` games, i.e. the error of the
+        rating they carried into their next game.
+        """
+        n = self.n_players
+        day = float(day)
+        if math.isnan(day) or day < self._last_day:
+            raise ValueError(
+                f"Checkpoints must come in time order: day {day!r} after day "
+                f"{self._last_day!r}."
+            )
+        self._check_keys(ratings, "ratings")
+        true = _float_vector(true_strength, "true_strength", n)
+        act = _bool_vector(active, "active", n)
+        new = _bool_vector(newcomer, "newcomer", n)
+        coh = _bool_vector(cohort, "cohort", n)
+        gp = np.asarray(games_played)
+        if gp.shape != (n,) or not np.issubdtype(gp.dtype, np.integer):
+            raise ValueError(
+                f"games_played must be an integer array of shape ({n},). "
+                f"Got dtype {gp.dtype} and shape {gp.shape} instead."
+            )
+        gp = gp.astype(np.intp, copy=False)
+        self._last_day = day
+
+        cfg = self.config
+        # Convergence and the curve follow the newcomers only.
+        newcomers = np.flatnonzero(new)
+        errors = np.empty((len(self.systems), newcomers.size))
+        # Shared by the systems: the order of the true strengths (Spearman's
+        # ranks of any subset are read from it), the bands, and work arrays
+        # (fresh ones for each system would cost a page fault per 4 KiB).
+        counted = np.flatnonzero(act)
+        true_order = TrueRanks(true, counted)
+        band = bands(true, counted, np.asarray(cfg.band_edges))
+        # Only they can be counted or in the cohort (not the players yet to
+        # arrive or gone).
+        candidates = np.flatnonzero(act | coh)
+        sel_work = np.empty(candidates.size, dtype=np.intp)
+        work = np.empty((4, candidates.size))
+        for i, name in enumerate(self.systems):
+            r = _float_vector(ratings[name], f"ratings[{name!r}]", n)
+            sel, r_sel, true_sel, diff, cohort_diff = rated_players(
+                r, true, act, coh, candidates, sel_work, work
+            )
+            row = accuracy(r_sel, true_sel, diff, partial(true_order.ranks, sel))
+            row["cohort_drift"] = (
+                float(np.mean(cohort_diff)) if cohort_diff.size else math.nan
+            )
+            row["day"] = day
+            for key, values in self._series.items():
+                values.append(row[key])
+            newcomer_errors(r, true, row["offset"], newcomers, errors[i])
+            self._record_bands(day, name, diff, sel, band, row["offset"])
+        follow_newcomers(
+            newcomers,
+            new,
+            gp,
+            errors,
+            np.asarray(cfg.thresholds),
+            cfg.curve_max_games,
+            cfg.curve_bin_width,
+            cfg.curve_max_error,
+            self._seen,
+            self._last_games,
+            self._last_error,
+            self._entry,
+            self._inside,
+            self._pending_games,
+            self._pending_error,
+            self._hist,
+        )
+
+    # --- results --------------------------------------------------------------
+
+    def result(self) -> ReplicateResult:
+        """The tables of everything recorded so far (the recorder is unchanged)."""
+        cfg = self.config
+        systems = self.systems
+        timeseries = self._timeseries()
+        prediction = self._prediction()
+        calibration = self._calibration()
+
+        hist = self._hist.copy()
+        commit_pending(
+            hist,
+            self._pending_games,
+            self._pending_error,
+            cfg.curve_bin_width,
+            cfg.curve_max_error,
+        )
+        convergence = curve_table(hist, systems, cfg.curve_bin_width)
+
+        # Summary: convergence quantiles, steady state, drift, prediction.
+        n_cp = len(self._series["day"]) // max(len(systems), 1)
+        n_steady = max(1, math.ceil(cfg.steady_fraction * n_cp)) if n_cp else 0
+        seen = np.flatnonzero(self._seen)
+        rows: dict[str, list[float | str]] = {"system": list(systems)}
+        for j, t in enumerate(cfg.thresholds):
+            stem = threshold_name(t)
+            cols: list[list[float]] = [[], [], [], []]
+            for i in range(len(systems)):
+                figures = convergence_quantiles(
+                    self._entry[seen, i, j], self._last_games[seen], cfg.min_at_risk
+                )
+                for col, v in zip(cols, figures, strict=True):
+                    col.append(v)
+            for suffix, col in zip(
+                ["median", "q25", "q75", "converged"], cols, strict=True
+            ):
+                rows[f"{stem}_{suffix}"] = list(col)
+        rows["n_newcomers"] = [float(seen.size)] * len(systems)
+        for key in _STEADY:
+            rows[key] = []
+        rows["drift_per_year"] = []
+        for name in systems:
+            ts = timeseries[timeseries["system"] == name]
+            tail = ts.iloc[len(ts) - n_steady :] if n_steady else ts.iloc[0:0]
+            for key in _STEADY:
+                rows[key].append(_nanmean(tail[key].to_numpy(dtype=np.float64)))
+            rows["drift_per_year"].append(
+                drift_per_year(
+                    ts["day"].to_numpy(dtype=np.float64),
+                    ts["cohort_drift"].to_numpy(dtype=np.float64),
+                )
+            )
+        head = prediction.iloc[: len(systems)]
+        for key in ("log_loss", "brier", "log_loss_excess"):
+            rows[key] = head[key].tolist()
+        summary = pd.DataFrame(rows)
+        return ReplicateResult(
+            summary=summary,
+            timeseries=timeseries,
+            prediction=prediction,
+            calibration=calibration,
+            convergence=convergence,
+            systems=systems,
+            thresholds=cfg.thresholds,
+            groups=self._groups_table(),
+            bands=self._bands_table(n_steady),
+        )
+
+    def _record_bands(
+        self,
+        day: float,
+        name: str,
+        diff: FloatArray,
+        sel: IntArray,
+        band: IntArray,
+        offset: float,
+    ) -> None:
+        """Append one checkpoint's error by band of true strength.
+
+        ``diff`` is ``rating - true`` of the players counted, ``sel``, and
+        ``band`` every player's band
+        (:func:`~simulator.evaluation.accuracy.bands`).
+        """
+        lows = (-math.inf, *self.config.band_edges)
+        n, s1, s2 = band_sums(diff, sel, band, offset, len(lows))
+        with np.errstate(invalid="ignore", divide="ignore"):
+            rmse = np.sqrt(s2 / n)
+            bias = s1 / n
+        for k, low in enumerate(lows):
+            self._band_rows.append(
+                (day, name, low, float(rmse[k]), float(bias[k]), float(n[k]))
+            )
+
+    def _bands_table(self, n_steady: int) -> pd.DataFrame:
+        """Steady-state error by band: the mean over the last checkpoints."""
+        if not self._band_rows or n_steady == 0:
+            return pd.DataFrame()
+        df = pd.DataFrame(
+            self._band_rows, columns=["day", "system", "band", "rmse", "bias", "n"]
+        )
+        days = np.unique(df["day"].to_numpy())
+        tail = df[df["day"].isin(days[len(days) - n_steady :])]
+        out = tail.groupby(["system", "band"], sort=False)[["rmse", "bias", "n"]].mean()
+        return out.reset_index()
+
+    def _groups_table(self) -> pd.DataFrame:
+        """Convergence per named group of newcomers (Kaplan-Meier, as the summary)."""
+        cfg = self.config
+        rows: list[dict[str, float | str]] = []
+        for group, mask in self.groups.items():
+            members = np.flatnonzero(mask & self._seen)
+            for i, name in enumerate(self.systems):
+                row: dict[str, float | str] = {
+                    "group": group,
+                    "system": name,
+                    "n": float(members.size),
+                }
+                for j, t in enumerate(cfg.thresholds):
+                    figures = convergence_quantiles(
+                        self._entry[members, i, j],
+                        self._last_games[members],
+                        cfg.min_at_risk,
+                    )
+                    stem = threshold_name(t)
+                    for suffix, v in zip(
+                        ["median", "q25", "q75", "converged"], figures, strict=True
+                    ):
+                        row[f"{stem}_{suffix}"] = v
+                last = self._last_error[members, i]
+                row["final_error"] = (
+                    float(np.median(last)) if members.size else math.nan
+                )
+                rows.append(row)
+        return pd.DataFrame(rows)
+
+    # --- helpers --------------------------------------------------------------
+
+    def _check_keys(self, mapping: Mapping[str, object], what: str) -> None:
+        if sorted(mapping) != sorted(self.systems):
+            raise ValueError(
+                f"{what} must have one entry per system {list(self.systems)!r}. "
+                f"Got keys {sorted(mapping)!r} instead."
+            )
+
+    def _timeseries(self) -> pd.DataFrame:
+        n_sys = len(self.systems)
+        n_cp = len(self._series["day"]) // n_sys
+        data: dict[str, object] = {
+            "day": np.asarray(self._series["day"], dtype=np.float64),
+            "system": list(self.systems) * n_cp,
+        }
+        for key in ("offset", "rmse", "mae", "spearman", "spread"):
+            data[key] = np.asarray(self._series[key], dtype=np.float64)
+        data["n_rated"] = np.asarray(self._series["n_rated"], dtype=np.int64)
+        data["cohort_drift"] = np.asarray(self._series["cohort_drift"], np.float64)
+        return pd.DataFrame(data)
+
+    def _prediction(self) -> pd.DataFrame:
+        n = self._n_games
+        with np.errstate(invalid="ignore", divide="ignore"):
+            log_loss = self._log_loss / n if n else np.full_like(self._log_loss, np.nan)
+            brier = self._brier / n if n else np.full_like(self._brier, np.nan)
+        n_sys = len(self.systems)
+        return pd.DataFrame(
+            {
+                "system": [*self.systems, ORACLE, COIN_FLIP],
+                "n_games": np.full(n_sys + 2, n, dtype=np.int64),
+                "log_loss": log_loss,
+                "brier": brier,
+                "log_loss_excess": log_loss - log_loss[n_sys],
+                "brier_excess": brier - brier[n_sys],
+            }
+        )
+
+    def _calibration(self) -> pd.DataFrame:
+        bins = self.config.calibration_bins
+        n_sys = len(self.systems)
+        count = self._cal_n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            mean_e = np.where(count > 0, self._cal_expected / count, np.nan)
+            mean_s = np.where(count > 0, self._cal_observed / count, np.nan)
+        edges = np.arange(bins + 1) / bins
+        return pd.DataFrame(
+            {
+                "system": [s for s in self.systems for _ in range(bins)],
+                "bin": np.tile(np.arange(bins, dtype=np.int64), n_sys),
+                "bin_low": np.tile(edges[:-1], n_sys),
+                "bin_high": np.tile(edges[1:], n_sys),
+                "mean_expected": mean_e.ravel(),
+                "mean_observed": mean_s.ravel(),
+                "n": count.ravel(),
+            }
+        )
+
+
+def _nanmean(values: FloatArray) -> float:
+    ok = ~np.isnan(values)
+    return float(np.mean(values[ok])) if ok.any() else math.nan

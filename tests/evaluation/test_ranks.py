@@ -1,0 +1,95 @@
+"""Tests of evaluation.ranks: average ranks, ranks of subsets and Spearman's rho.
+
+Stochastic tests take the ``seed`` fixture of conftest.py (``RATINGSIM_SEEDS``).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from simulator.evaluation.ranks import TrueRanks, average_ranks, spearman
+
+
+@pytest.mark.parametrize(
+    "x",
+    [
+        [0.0, -0.0, 0.0, 3.0],
+        [-5.0, -5.0, -1.0, 2.0, 2.0, 2.0],
+        [1.0, 1e6, 1e6, 7.0],  # a spread beyond the counting path
+        [2.0**60, 2.0**60 + 2048.0, 5.0],
+        [1.5, 1.5, -2.25],
+    ],
+)
+def test_average_ranks_are_scipys(x: list[float]) -> None:
+    """Average ranks equal scipy's, by counting or by sorting."""
+    a = np.array(x)
+    np.testing.assert_array_equal(
+        average_ranks(a), stats.rankdata(a, method="average"), strict=False
+    )
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 17, 1000, 70_000])
+def test_average_ranks_of_ties_signs_and_close_values(n: int, seed: int) -> None:
+    """Average ranks equal scipy's for normal, signed-zero, tied and close values."""
+    rng = np.random.default_rng(seed + n)
+    for x in (
+        rng.normal(1500.0, 300.0, n),
+        np.rint(rng.normal(0.0, 3.0, n)) * rng.choice([-0.0, 1.0, 1e-300], n),
+        1.0 + np.spacing(1.0) * rng.integers(0, 40, n),  # close, by the thousand
+        rng.normal(0.0, 1e6, n),
+    ):
+        np.testing.assert_array_equal(
+            average_ranks(x), stats.rankdata(x, method="average"), strict=False
+        )
+
+
+def _bits(x: object) -> bytes:
+    """The bytes of a float64 (or an array of them): equal bits, not just values."""
+    return np.asarray(x, dtype=np.float64).tobytes()
+
+
+@pytest.mark.parametrize("n", [2, 3, 50, 2001])
+def test_rank_correlation_is_corrcoefs(n: int, seed: int) -> None:
+    """Spearman's rho from the exact sums has np.corrcoef's bits, ties or not."""
+    rng = np.random.default_rng(seed + n)
+    for rating in (
+        rng.normal(1500.0, 300.0, n),
+        np.rint(rng.normal(1500.0, 300.0, n) / 100.0) * 100.0,  # many ties
+        np.where(np.arange(n) == 0, 1.0, 0.0),  # one against the rest
+    ):
+        true = np.rint(rng.normal(0.0, 2.0, n))
+        true_ranks = stats.rankdata(true)
+        both = np.stack([stats.rankdata(rating), true_ranks])
+        want = np.corrcoef(both)[1, 0]
+        assert _bits(spearman(rating, true_ranks)) == _bits(want)
+        np.testing.assert_array_equal(  # NaN (no spread) in either
+            spearman(rating, true_ranks),
+            stats.spearmanr(rating, true).statistic,
+        )
+
+
+def test_rank_correlation_beyond_the_exact_size_is_corrcoefs() -> None:
+    """Above the size where np.corrcoef's sums are exact, rho is still its number."""
+    rng = np.random.default_rng(0)
+    n = 300_000
+    rating, true = rng.normal(size=n), rng.normal(size=n)
+    true_ranks = stats.rankdata(true)
+    want = np.corrcoef(np.stack([stats.rankdata(rating), true_ranks]))[1, 0]
+    assert _bits(spearman(rating, true_ranks)) == _bits(want)
+
+
+def test_true_ranks_of_subsets_are_scipys(seed: int) -> None:
+    """Ranks of the true strengths of subsets, tied ones included, are scipy's."""
+    rng = np.random.default_rng(seed)
+    n = 400
+    # Probes share a true strength: ties across members and non-members.
+    true = np.where(rng.random(n) < 0.3, 1500.0, rng.normal(1500.0, 200.0, n))
+    among = np.flatnonzero(rng.random(n) < 0.8)
+    ranks = TrueRanks(true, among)
+    for share in (1.0, 0.7, 0.2, 0.0, 0.7):
+        sel = among[rng.random(among.size) < share]
+        np.testing.assert_array_equal(
+            ranks.ranks(sel), stats.rankdata(true[sel]), strict=False
+        )
