@@ -1,7 +1,13 @@
-"""``ratingsim calc`` and ``ratingsim systems``: the seed pages' figures, errors."""
+"""``ratingsim calc`` and ``ratingsim systems``: options, tables, JSON, errors.
+
+The calculator's figures are tested through its API in tests/tasks/test_calc*.py;
+these tests hold the command line to it: each option reaches the inputs, the
+table and the JSON show the result, bad input is one line on stderr.
+"""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import shutil
 import subprocess
@@ -9,14 +15,21 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 
+from simulator.cli import calc as cli_calc
 from simulator.cli import main
 from simulator.systems import SYSTEMS
-from simulator.systems._common import Games
-from simulator.systems.elo import Elo
-from simulator.systems.lichess import Lichess
+from simulator.tasks.calc import (
+    CALCULATORS,
+    EloInputs,
+    Glicko2Inputs,
+    GlickoInputs,
+    LichessInputs,
+    ListInputs,
+    calculate,
+    parse_game,
+)
 
 THREE_GAMES = ["--game", "1400:1", "--game", "1600:0.5", "--game", "1550:0"]
 FIRST_RATING = [
@@ -43,38 +56,92 @@ def run_json(capsys: pytest.CaptureFixture[str], *argv: str) -> dict[str, Any]:
 
 
 # --------------------------------------------------------------------------
-# FIDE
+# The options reach the calculator
 # --------------------------------------------------------------------------
 
 
-def test_fide_capped_win_table(capsys: pytest.CaptureFixture[str]) -> None:
-    """1500 beats 1000 at K 20: the cap makes PD .92 and the change +1.6."""
-    r = run_json(
-        capsys, "calc", "fide", "--rating", "1500", "--k", "20", "--game", "1000:1"
+@pytest.mark.parametrize(
+    ("argv", "inputs"),
+    [
+        (
+            [
+                *("fide", "--rating", "2250", "--games-played", "50"),
+                *("--birth-year", "2007", "--date", "2025-06-15", "--ever-2300"),
+                *("--junior-2300", "current", "--expectation", "formula"),
+                *("--round-expectation", "2", "--cap", "none"),
+            ],
+            ListInputs(
+                rating=2250,
+                games_played=50,
+                birth_year=2007,
+                date=dt.date(2025, 6, 15),
+                ever_2300=True,
+                junior_2300="current",
+                expectation="formula",
+                round_expectation=2,
+                cap=float("inf"),
+            ),
+        ),
+        (
+            ["fide", "--rating", "2700", "--k", "10", "--rules", "2024"],
+            ListInputs(rating=2700, k=10, rules="2024"),
+        ),
+        (
+            ["classic", "--rating", "2450", "--games-played", "10", "--ever-2400"],
+            ListInputs(rating=2450, games_played=10, ever_2400=True),
+        ),
+        (
+            ["classic", "--unrated", "--initial", "national", "--cap", "300"],
+            ListInputs(unrated=True, initial="national", cap=300.0),
+        ),
+        (["elo", "--rating", "1500", "--k", "20"], EloInputs(rating=1500, k=20)),
+        (
+            [
+                *("glicko2", "--rating", "1500", "--rd", "200"),
+                *("--volatility", "0.06", "--tau", "0.5"),
+            ],
+            Glicko2Inputs(rating=1500, rd=200, volatility=0.06, tau=0.5),
+        ),
+        (
+            ["glicko", "--rating", "1500", "--rd", "200", "--c", "34.6"],
+            GlickoInputs(rating=1500, rd=200, c=34.6),
+        ),
+        (
+            [
+                *("lichess", "--rating", "1500", "--rd", "350", "--volatility"),
+                *("0.06", "--tau", "0.5", "--no-colour-advantage", "--no-regulator"),
+                *("--speed", "bullet", "--colour", "black", "--idle-days", "30"),
+            ],
+            LichessInputs(
+                rating=1500,
+                rd=350,
+                volatility=0.06,
+                tau=0.5,
+                colour_advantage=False,
+                regulator=False,
+                speed="bullet",
+                colour="black",
+                idle_days=30,
+            ),
+        ),
+        (["lichess"], LichessInputs()),
+    ],
+)
+def test_options_reach_the_calculator(
+    capsys: pytest.CaptureFixture[str], argv: list[str], inputs: Any
+) -> None:
+    """Each option sets the input of its name: the JSON is the API's result."""
+    games = ["1500:1", "1600:="]
+    printed = run_json(
+        capsys, "calc", *argv, *(a for g in games for a in ("--game", g))
     )
-    assert r["expected"] == [0.92]
-    assert r["change"] == pytest.approx(1.6)
-    assert r["new_rating"] == 1502
-    assert r["k"] == 20
+    expected = calculate(argv[0], inputs, [parse_game(g) for g in games])
+    assert printed == json.loads(json.dumps(expected.to_dict()))
 
 
-def test_fide_capped_win_formula(capsys: pytest.CaptureFixture[str]) -> None:
-    """With the formula E is .909 at the 400 cap and the change +1.8 (Croatian page)."""
-    r = run_json(
-        capsys,
-        "calc",
-        "fide",
-        "--rating",
-        "1500",
-        "--k",
-        "20",
-        "--expectation",
-        "formula",
-        "--game",
-        "1000:1",
-    )
-    assert r["expected"][0] == pytest.approx(1 / (1 + 10**-1), abs=1e-12)
-    assert round(r["change"], 1) == 1.8
+# --------------------------------------------------------------------------
+# Tables and JSON
+# --------------------------------------------------------------------------
 
 
 def test_fide_three_game_period_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -99,37 +166,6 @@ def test_fide_three_game_period_json(capsys: pytest.CaptureFixture[str]) -> None
     assert (r["rounded_change"], r["new_rating"], r["k"]) == (1, 1501, 20)
 
 
-def test_fide_round_expectation(capsys: pytest.CaptureFixture[str]) -> None:
-    """--round-expectation 2 gives the Croatian page's rounded E; unrounded differs."""
-    args = [
-        "calc",
-        "fide",
-        "--rating",
-        "1500",
-        "--k",
-        "20",
-        "--expectation",
-        "formula",
-        *THREE_GAMES,
-    ]
-    rounded = run_json(capsys, *args, "--round-expectation", "2")
-    exact = run_json(capsys, *args)
-    assert rounded["expected"] == pytest.approx([0.64, 0.36, 0.43], abs=1e-12)
-    assert rounded["change"] == pytest.approx(1.4)
-    assert exact["expected"][2] == pytest.approx(1 / (1 + 10 ** (50 / 400)))
-    assert exact["change"] != pytest.approx(1.4)
-
-
-def test_fide_unrated_first_rating(capsys: pytest.CaptureFixture[str]) -> None:
-    """FIDE's published first rating: Ra 1872.43, p .57, dp 50 -> 1922."""
-    r = run_json(capsys, "calc", "fide", "--unrated", *FIRST_RATING)
-    assert r["initial_rating"] == 1922
-    assert r["new_rating"] == 1922
-    assert r["initial_rating_reason"] is None
-    assert r["expected"] == [None] * 5
-    assert r["k"] is None
-
-
 def test_fide_unrated_table(capsys: pytest.CaptureFixture[str]) -> None:
     """The table prints the first rating."""
     code, out, _ = run(capsys, "calc", "fide", "--unrated", *FIRST_RATING)
@@ -147,22 +183,6 @@ def test_fide_unrated_too_few_games(capsys: pytest.CaptureFixture[str]) -> None:
     assert "Initial rating: none: 4 games against rated opponents" in out
 
 
-def test_fide_unrated_below_floor(capsys: pytest.CaptureFixture[str]) -> None:
-    """A first rating below 1400 is not published: null, with the floor named."""
-    games = [a for _ in range(4) for a in ("--game", "1400:0")] + ["--game", "1400:="]
-    r = run_json(capsys, "calc", "fide", "--unrated", *games)
-    assert r["initial_rating"] is None
-    assert "1400 floor" in r["initial_rating_reason"]
-
-
-def test_fide_unrated_zero_points(capsys: pytest.CaptureFixture[str]) -> None:
-    """0 points in the first event: its games leave the pool (FIDE 8.2.2)."""
-    games = [a for _ in range(5) for a in ("--game", "1800:0")]
-    r = run_json(capsys, "calc", "fide", "--unrated", *games)
-    assert r["initial_rating"] is None
-    assert "8.2.2" in r["initial_rating_reason"]
-
-
 def test_rule_700(capsys: pytest.CaptureFixture[str]) -> None:
     """K 40 and 20 games: the 700 rule makes K 35 for the period."""
     games = [a for _ in range(20) for a in ("--game", "1500:1")]
@@ -171,61 +191,6 @@ def test_rule_700(capsys: pytest.CaptureFixture[str]) -> None:
     assert r["change"] == pytest.approx(35 * 20 * 0.5)
     _, out, _ = run(capsys, "calc", "fide", "--rating", "1500", "--k", "40", *games)
     assert "700 rule" in out
-
-
-@pytest.mark.parametrize(
-    ("extra", "k"),
-    [
-        (["--games-played", "10"], 40),
-        (["--games-played", "30"], 20),
-        (["--games-played", "50", "--birth-year", "2007"], 40),
-        (["--games-played", "50", "--birth-year", "2006"], 20),
-        (["--games-played", "50", "--birth-year", "2010", "--ever-2300"], 20),
-        (["--games-played", "5", "--ever-2400"], 10),
-        (["--games-played", "50", "--date", "2026-01-15", "--birth-year", "2007"], 20),
-    ],
-)
-def test_derived_k(
-    capsys: pytest.CaptureFixture[str], extra: list[str], k: int
-) -> None:
-    """K from --games-played, --birth-year (the list's year), --ever-2400/2300."""
-    args = ["--date", "2025-06-15", *extra] if "--date" not in extra else extra
-    r = run_json(capsys, "calc", "fide", "--rating", "2250", *args, "--game", "2250:1")
-    assert r["k"] == k
-
-
-def test_derived_k_rated_2400(capsys: pytest.CaptureFixture[str]) -> None:
-    """A player rated 2400 on the list has K 10 whatever the games."""
-    r = run_json(
-        capsys,
-        "calc",
-        "fide",
-        "--rating",
-        "2400",
-        "--games-played",
-        "3",
-        "--game",
-        "2400:1",
-    )
-    assert r["k"] == 10
-
-
-def test_exemption_2650(capsys: pytest.CaptureFixture[str]) -> None:
-    """Rated 2650+, the 2025 rules use the real gap; --rules 2024 and fide-2024 cap."""
-    args = ["--rating", "2700", "--k", "10", "--game", "2200:1"]
-    assert run_json(capsys, "calc", "fide", *args)["expected"] == [0.96]
-    capped = run_json(capsys, "calc", "fide", "--rules", "2024", *args)
-    assert capped["expected"] == [0.92]
-    assert capped["system"] == "fide-2024"
-    assert run_json(capsys, "calc", "fide-2024", *args)["expected"] == [0.92]
-
-
-def test_cap_applies_to_the_player_only(capsys: pytest.CaptureFixture[str]) -> None:
-    """The 2200 side of a 2700 game is capped at 400 even under the 2025 rules."""
-    r = run_json(
-        capsys, "calc", "fide", "--rating", "2200", "--k", "20", "--game", "2700:0"
-    )
-    assert r["expected"] == [0.08]
 
 
 def test_fide_below_floor(capsys: pytest.CaptureFixture[str]) -> None:
@@ -238,156 +203,6 @@ def test_fide_below_floor(capsys: pytest.CaptureFixture[str]) -> None:
         capsys, "calc", "fide", "--rating", "1400", "--k", "20", "--game", "1400:0"
     )
     assert "below the 1400 floor" in out
-
-
-# --------------------------------------------------------------------------
-# Old-style FIDE
-# --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize(
-    ("score", "change", "new"), [("1", 3.6, 2404), ("0", -6.4, 2394), ("=", -1.4, 2399)]
-)
-def test_classic_seed_examples(
-    capsys: pytest.CaptureFixture[str], score: str, change: float, new: int
-) -> None:
-    """The Danish page: 2400 vs 2300 at K 10: +3.6, -6.4, -1.4."""
-    r = run_json(
-        capsys,
-        "calc",
-        "classic",
-        "--rating",
-        "2400",
-        "--k",
-        "10",
-        "--game",
-        f"2300:{score}",
-    )
-    assert r["expected"] == [0.64]
-    assert r["change"] == pytest.approx(change)
-    assert r["new_rating"] == new
-
-
-def test_classic_german_examples(capsys: pytest.CaptureFixture[str]) -> None:
-    """The German page: 1830 draws 1980 at K 15 -> +3.0; 1950 loses to 1820 -> -10.2."""
-    draw = run_json(
-        capsys,
-        "calc",
-        "classic",
-        "--rating",
-        "1830",
-        "--games-played",
-        "40",
-        "--game",
-        "1980:=",
-    )
-    loss = run_json(
-        capsys,
-        "calc",
-        "classic",
-        "--rating",
-        "1950",
-        "--games-played",
-        "40",
-        "--game",
-        "1820:0",
-    )
-    assert (draw["k"], draw["change"]) == (15, pytest.approx(3.0))
-    assert loss["change"] == pytest.approx(-10.2)
-
-
-def test_classic_derived_k(capsys: pytest.CaptureFixture[str]) -> None:
-    """Old rules: K 25 under 30 games, 10 from 2400 on, else 15."""
-    k = [
-        run_json(
-            capsys,
-            "calc",
-            "classic",
-            "--rating",
-            rating,
-            "--games-played",
-            games,
-            "--game",
-            "2000:1",
-        )["k"]
-        for rating, games in [("2450", "10"), ("2450", "40"), ("2300", "40")]
-    ]
-    assert k == [25, 10, 15]
-
-
-def test_classic_national_initial(capsys: pytest.CaptureFixture[str]) -> None:
-    """German national start value: mean + 700 (p - 0.5) n / (n + 2), 7 games."""
-    games = [
-        a for s in ("1", "1", "1", "0", "0", "=", "=") for a in ("--game", f"1600:{s}")
-    ]
-    r = run_json(
-        capsys, "calc", "classic", "--unrated", "--initial", "national", *games
-    )
-    assert r["initial_rating"] == round(1600 + 700 * (4 / 7 - 0.5) * 7 / 9)
-    few = run_json(
-        capsys, "calc", "classic", "--unrated", "--initial", "national", *games[:12]
-    )
-    assert few["initial_rating"] is None
-    assert "needs 7" in few["initial_rating_reason"]
-
-
-def test_classic_international_initial(capsys: pytest.CaptureFixture[str]) -> None:
-    """Old international rule: 9 games, 12.5 per half point above 50 %."""
-    games = ["--game", "2000:1"] * 2 + ["--game", "2000:="] * 7
-    r = run_json(capsys, "calc", "classic", "--unrated", *games)
-    assert r["initial_rating"] == 2025
-
-
-# --------------------------------------------------------------------------
-# Plain Elo
-# --------------------------------------------------------------------------
-
-
-def test_elo_per_game(capsys: pytest.CaptureFixture[str]) -> None:
-    """Plain Elo rates game by game; the result matches Elo.rate on the same games."""
-    r = run_json(
-        capsys,
-        "calc",
-        "elo",
-        "--rating",
-        "1500",
-        "--k",
-        "20",
-        "--game",
-        "1400:1",
-        "--game",
-        "1600:0.5",
-    )
-    system = Elo(k_factor=20)
-    state = system.new_state(3, rating=np.array([1500.0, 1400.0, 1600.0]))
-    state = system.rate(
-        state, Games(np.array([0, 0]), np.array([1, 2]), np.array([1.0, 0.5]))
-    )
-    assert r["new_rating"] == pytest.approx(float(state.rating[0]), abs=1e-12)
-    first = 1 / (1 + 10 ** (-100 / 400))
-    assert r["expected"][0] == pytest.approx(first)
-    assert r["games"][0]["change"] == pytest.approx(20 * (1 - first))
-    # The second game is played at the new rating.
-    after = 1500 + 20 * (1 - first)
-    assert r["expected"][1] == pytest.approx(1 / (1 + 10 ** ((1600 - after) / 400)))
-    assert r["k"] == 20
-
-
-# --------------------------------------------------------------------------
-# Glicko-2, Glicko-1, Lichess
-# --------------------------------------------------------------------------
-
-
-def test_glicko2_glickman_example(capsys: pytest.CaptureFixture[str]) -> None:
-    """Glickman's example: 1464.0507, 151.5165, 0.0599960."""
-    r = run_json(
-        capsys, "calc", "glicko2", *GLICKMAN, "--volatility", "0.06", "--tau", "0.5"
-    )
-    assert r["new_rating"] == pytest.approx(1464.0507, abs=5e-5)
-    assert r["new_rd"] == pytest.approx(151.5165, abs=5e-5)
-    assert r["new_volatility"] == pytest.approx(0.0599960, abs=5e-8)
-    assert r["expected"] == pytest.approx([0.639, 0.432, 0.303], abs=1e-3)
-    assert sum(g["change"] for g in r["games"]) == pytest.approx(r["change"])
 
 
 def test_glicko2_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -407,99 +222,9 @@ def test_glicko1_example(capsys: pytest.CaptureFixture[str]) -> None:
     assert grown["new_rd"] > r["new_rd"]
 
 
-def test_lichess_calculator_test(capsys: pytest.CaptureFixture[str]) -> None:
-    """Lichess's test: 1500/350/0.06 beats the same, no advantage, no regulator."""
-    r = run_json(
-        capsys,
-        "calc",
-        "lichess",
-        "--rating",
-        "1500",
-        "--rd",
-        "350",
-        "--volatility",
-        "0.06",
-        "--no-colour-advantage",
-        "--no-regulator",
-        "--game",
-        "1500/350:1",
-    )
-    assert r["new_rating"] == pytest.approx(1662.21, abs=5e-3)
-    assert r["new_rd"] == pytest.approx(290.2305, abs=5e-4)
-    assert r["expected"] == [0.5]
-    assert r["display"] == "1662?"
-
-
-def test_lichess_issue_example_matches_system(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    """The issue's example, rated in order, equals Lichess.rate on the same games."""
-    r = run_json(
-        capsys,
-        "calc",
-        "lichess",
-        "--rating",
-        "1500",
-        "--rd",
-        "500",
-        "--volatility",
-        "0.09",
-        "--game",
-        "1500/500:1",
-        "--game",
-        "1600/80:0",
-    )
-    system = Lichess()
-    state = system.new_state(
-        3, rating=np.array([1500.0, 1500.0, 1600.0]), rd=np.array([500.0, 500.0, 80.0])
-    )
-    state = system.rate(
-        state, Games(np.array([0, 0]), np.array([1, 2]), np.array([1.0, 0.0])), day=0.0
-    )
-    assert r["new_rating"] == pytest.approx(float(state.rating[0]), abs=1e-9)
-    assert r["new_rd"] == pytest.approx(float(state.rd[0]), abs=1e-9)
-    assert r["new_volatility"] == pytest.approx(float(state.volatility[0]), abs=1e-12)
-    assert r["expected"][0] > 0.5  # White's advantage
-
-
-def test_lichess_black(capsys: pytest.CaptureFixture[str]) -> None:
-    """As Black the player's E is the mirror of White's, and the result matches."""
-    base = ["calc", "lichess", "--rating", "1700", "--rd", "80", "--game"]
-    white = run_json(capsys, *base, "1500/300:1:w")
-    black = run_json(capsys, *base, "1500/300:1:b")
-    flag = run_json(capsys, *base, "1500/300:1", "--colour", "black")
-    assert black["expected"][0] < white["expected"][0]
-    assert flag["expected"] == black["expected"]
-    system = Lichess()
-    state = system.new_state(
-        2, rating=np.array([1700.0, 1500.0]), rd=np.array([80.0, 300.0])
-    )
-    state = system.rate(
-        state, Games(np.array([1]), np.array([0]), np.array([0.0])), day=0.0
-    )
-    assert black["new_rating"] == pytest.approx(float(state.rating[0]), abs=1e-9)
-
-
-# --------------------------------------------------------------------------
-# Scores, systems, help
-# --------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("draw", ["0.5", ".5", "=", "½", "1/2"])
-def test_draw_spellings(capsys: pytest.CaptureFixture[str], draw: str) -> None:
-    """A draw may be written 0.5, =, ½ or 1/2."""
-    r = run_json(
-        capsys,
-        "calc",
-        "classic",
-        "--rating",
-        "2400",
-        "--k",
-        "10",
-        "--game",
-        f"2300:{draw}",
-    )
-    assert r["games"][0]["score"] == 0.5
+def test_every_calculator_has_a_subcommand() -> None:
+    """``ratingsim calc`` has a subcommand for each calculator of the task."""
+    assert set(cli_calc._CALCULATORS) == set(CALCULATORS)
 
 
 def test_systems_lists_registry(capsys: pytest.CaptureFixture[str]) -> None:

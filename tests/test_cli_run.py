@@ -1,9 +1,10 @@
-"""Tests of ``ratingsim run``: the results folder, reproducibility, clear errors."""
+"""Tests of ``ratingsim run``: clear errors, the folder checks, a run's output.
+
+The results folder itself is tested through the task, in tests/tasks/test_run.py.
+"""
 
 from __future__ import annotations
 
-import dataclasses
-import json
 import shutil
 import subprocess
 import sys
@@ -13,11 +14,7 @@ import pytest
 
 import simulator.tasks.run
 from simulator.cli import main
-from simulator.config import load_config, parse_config
-from simulator.evaluation.figures import FIGURES
-from simulator.evaluation.report import TABLES
-
-PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+from simulator.config import parse_config
 
 #: A small two-arena experiment: OTB rated by FIDE rules, online by Lichess.
 SMALL = """
@@ -68,74 +65,6 @@ BAD_CONFIGS = {
 def _write(path: Path, text: str) -> Path:
     path.write_text(text, encoding="utf-8")
     return path
-
-
-@pytest.fixture(scope="module")
-def small_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
-    """``ratingsim run small.toml`` twice with one seed: with figures, then without.
-
-    Returns the config file and the two results folders.
-    """
-    root = tmp_path_factory.mktemp("runs")
-    config = _write(root / "small.toml", SMALL)
-    first, second = root / "first", root / "second"
-    common = ["run", str(config), "--seed", "123", "--quiet"]
-    assert main([*common, "--out", str(first), "--jobs", "2"]) == 0
-    assert main([*common, "--out", str(second), "--jobs", "1", "--no-figures"]) == 0
-    return config, first, second
-
-
-def test_run_writes_the_results_folder(small_runs: tuple[Path, Path, Path]) -> None:
-    """The folder holds report.md, the CSVs, the PNGs, config, seed and versions."""
-    _, out, _ = small_runs
-    names = {p.name for p in out.iterdir()}
-    pngs = {f"{stem}-{arena}.png" for stem in FIGURES for arena in ("otb", "online")}
-    expected = {
-        "report.md",
-        "config.toml",
-        "seed.txt",
-        "versions.json",
-        *(f"{t}.csv" for t in TABLES),
-        "bands.csv",
-        *pngs,
-    }
-    assert names == expected
-    for name in pngs:
-        assert (out / name).read_bytes()[:8] == PNG_SIGNATURE
-    report = (out / "report.md").read_text(encoding="utf-8")
-    assert "small" in report and "otb" in report and "online" in report
-    assert "--seed 123" in report
-    assert (out / "seed.txt").read_text(encoding="utf-8").strip() == "123"
-    versions = json.loads((out / "versions.json").read_text(encoding="utf-8"))
-    assert {"python", "ratingsim", "numpy"} <= set(versions)
-
-
-def test_saved_config_parses_back(small_runs: tuple[Path, Path, Path]) -> None:
-    """config.toml is the resolved config: it parses back, with the seed set."""
-    config, out, _ = small_runs
-    saved = load_config(out / "config.toml")
-    assert saved == dataclasses.replace(load_config(config), seed=123, replicates=2)
-
-
-def test_summary_csv_covers_both_arenas(small_runs: tuple[Path, Path, Path]) -> None:
-    """The summary table has a row per system of each arena."""
-    _, out, _ = small_runs
-    lines = (out / "summary.csv").read_text(encoding="utf-8").splitlines()
-    assert lines[0].startswith("arena,system,")
-    rows = [line.split(",")[:2] for line in lines[1:]]
-    assert rows == [["otb", "fide"], ["otb", "glicko2"], ["online", "lichess"]]
-
-
-def test_same_seed_gives_byte_identical_csvs(
-    small_runs: tuple[Path, Path, Path],
-) -> None:
-    """Re-running with the seed (serially, into another folder) repeats every CSV."""
-    _, first, second = small_runs
-    assert not list(second.glob("*.png"))
-    for name in TABLES:
-        assert (first / f"{name}.csv").read_bytes() == (
-            second / f"{name}.csv"
-        ).read_bytes(), name
 
 
 @pytest.mark.parametrize("case", list(BAD_CONFIGS))
@@ -206,7 +135,7 @@ def test_non_empty_out_folder_is_refused_before_running(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An existing non-empty --out: exit 2 before any replicate, folder untouched."""
-    monkeypatch.setattr(simulator.tasks.run, "run", _no_run)
+    monkeypatch.setattr(simulator.tasks.run, "run_sweep", _no_run)
     config = _write(tmp_path / "small.toml", SMALL)
     out = tmp_path / "out"
     out.mkdir()
@@ -223,7 +152,7 @@ def test_out_that_is_a_file_is_refused(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An --out that names a file: exit 2 before running, the file untouched."""
-    monkeypatch.setattr(simulator.tasks.run, "run", _no_run)
+    monkeypatch.setattr(simulator.tasks.run, "run_sweep", _no_run)
     config = _write(tmp_path / "small.toml", SMALL)
     out = _write(tmp_path / "out", "a file")
     assert main(["run", str(config), "--out", str(out)]) == 2

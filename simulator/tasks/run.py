@@ -6,32 +6,43 @@ Every point uses the same replicate streams (common random numbers), and
 results are combined in replicate order, so serial, multi-process and Dask
 runs give identical numbers. A failed task is reported with its point, its
 replicate and its seed; the other results are kept.
+
+:func:`run_experiment` is ``ratingsim run``: it resolves the seed, the
+replicates and the results folder, runs the sweep and writes the folder
+(report, tables, figures, config, seed and versions).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import secrets
+import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from tqdm import tqdm
 
+from simulator import __version__
 from simulator.config import Point, RunConfig, expand
 from simulator.engine import run_replicate
 from simulator.evaluation.results import ReplicateResult, Summary, combine
 
 __all__ = [
     "Failure",
+    "OutFolderError",
+    "RunReport",
     "RunResult",
     "SweepResult",
     "Task",
     "default_jobs",
     "run",
+    "run_experiment",
     "run_one",
     "run_sweep",
     "run_task",
@@ -242,3 +253,169 @@ def run(
     result = sweep.results[0]
     assert result is not None
     return result
+
+
+# --------------------------------------------------------------------------
+# ratingsim run: an experiment into its results folder
+# --------------------------------------------------------------------------
+
+
+class OutFolderError(ValueError):
+    """The results folder exists and is not empty: nothing is run."""
+
+
+@dataclass(frozen=True)
+class RunReport:
+    """What :func:`run_experiment` did.
+
+    Attributes
+    ----------
+    seed : int
+        The root seed the run used.
+    path : Path or None
+        The results folder written; None if every replicate of a single-point
+        run failed (nothing written).
+    failures : tuple of Failure
+        The tasks that raised.
+    """
+
+    seed: int
+    path: Path | None
+    failures: tuple[Failure, ...]
+
+
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def _stdout(text: str) -> None:
+    print(text)
+
+
+def versions() -> dict[str, str]:
+    """Versions of Python and of the packages that shape the numbers."""
+    import platform
+    from importlib.metadata import PackageNotFoundError, version
+
+    out = {"python": platform.python_version(), "ratingsim": __version__}
+    for name in ("numpy", "numba", "scipy", "pandas", "matplotlib"):
+        try:
+            out[name] = version(name)
+        except PackageNotFoundError:  # pragma: no cover - all are dependencies
+            out[name] = "absent"
+    return out
+
+
+def run_experiment(
+    config_file: str | None = None,
+    *,
+    seed: int | None = None,
+    replicates: int | None = None,
+    out: str | Path | None = None,
+    jobs: int | None = None,
+    dask: str | None = None,
+    figures: bool = True,
+    progress: bool = True,
+    show: Callable[[str], None] = _stdout,
+    say: Callable[[str], None] = _stderr,
+) -> RunReport:
+    """Run an experiment (the default comparison without a config) into a folder.
+
+    Parameters
+    ----------
+    config_file : str, optional
+        A TOML config; without one, the built-in default comparison.
+    seed : int, optional
+        Root seed; defaults to the config's, else a fresh 64-bit one.
+    replicates : int, optional
+        Defaults to the config's.
+    out : str or Path, optional
+        The results folder (default ``results/run-SEED``); it may exist only
+        as an empty folder.
+    jobs, dask, progress
+        As :func:`run_sweep`.
+    figures : bool
+        Draw the PNG figures.
+    show : callable
+        Receives the summary table (default: standard output).
+    say : callable
+        Receives each message: the run's start, a failed task's trace and
+        line, where the results went (default: standard error).
+
+    Raises
+    ------
+    simulator.config.ConfigError
+        A bad config (a :class:`ValueError`).
+    OutFolderError
+        ``out`` exists and is not an empty folder; nothing is run.
+    """
+    from simulator.config import default_config, dump_config, load_config
+    from simulator.evaluation.formatting import (
+        format_summary_table,
+        format_sweep_table,
+    )
+    from simulator.evaluation.report import (
+        sweep_table,
+        write_report,
+        write_sweep_report,
+    )
+
+    config = default_config() if config_file is None else load_config(config_file)
+    seed = seed if seed is not None else config.seed
+    if seed is None:
+        seed = secrets.randbits(64)
+    replicates = replicates if replicates is not None else config.replicates
+    config = dataclasses.replace(config, seed=seed, replicates=replicates)
+    folder = Path(out) if out else Path("results") / f"run-{seed}"
+    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
+        raise OutFolderError(
+            f"the results folder '{folder}' exists and is not empty; choose "
+            "another with --out"
+        )
+    is_sweep = bool(config.variant or config.grid)
+    where = f"on the Dask cluster at {dask}" if dask else "locally"
+    say(f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates, {where}")
+    sweep = run_sweep(config, jobs=jobs, dask=dask, progress=progress)
+    source = config_file if config_file is not None else "the default comparison"
+    common: dict[str, Any] = {
+        "config_text": dump_config(config),
+        "seed": seed,
+        "versions": versions(),
+        "title": config.title,
+        "figures": figures,
+        "reproduce": (
+            f"ratingsim run {'' if config_file is None else config_file + ' '}"
+            f"--seed {seed} --replicates {replicates}"
+        ),
+    }
+    if is_sweep:
+        names = [p.name for p in sweep.points]
+        summaries = [None if r is None else r.summary for r in sweep.results]
+        show(format_sweep_table(sweep_table(names, summaries)))
+        path = write_sweep_report(
+            folder,
+            names,
+            summaries,
+            [vars(f) for f in sweep.failures],
+            point_configs=[dump_config(p.config) for p in sweep.points],
+            **common,
+        )
+    else:
+        result = sweep.results[0]
+        if result is None:
+            failure = sweep.failures[0]
+            say(failure.trace)
+            say(
+                f"ratingsim run: every replicate failed; first: replicate "
+                f"{failure.replicate} ({failure.seed}): {failure.error}"
+            )
+            return RunReport(seed, None, sweep.failures)
+        show(format_summary_table(result.summary))
+        path = write_report(folder, result.summary, **common)
+    for failure in sweep.failures:
+        say(
+            f"ratingsim run: FAILED point '{failure.point}', replicate "
+            f"{failure.replicate}, seed {failure.seed}: {failure.error}"
+        )
+    say(f"Results of {source} written to {path}/")
+    return RunReport(seed, Path(path), sweep.failures)

@@ -1,0 +1,169 @@
+"""The command line's value types and errors: each option's text to its value.
+
+Every function here is an argparse ``type=``: it returns the value or raises
+:class:`argparse.ArgumentTypeError` with a message naming the bad text, which
+:class:`_Parser` turns into a :class:`CliError`: one line on stderr, exit
+code 2, no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+from typing import Any, NoReturn
+
+from simulator.systems import SYSTEMS
+from simulator.tasks.calc_types import CalcError, GameInput
+from simulator.tasks.calc_types import number as _number
+from simulator.tasks.calc_types import parse_game as _parse_game
+
+__all__ = ["EXIT_USAGE", "CliError", "parse_game"]
+
+#: Exit code for bad input (argparse's own).
+EXIT_USAGE = 2
+
+
+class CliError(Exception):
+    """Bad input: reported as one line on stderr with exit code 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line, raised, not printed."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("allow_abbrev", False)
+        super().__init__(*args, **kwargs)
+
+    def error(self, message: str) -> NoReturn:
+        """Raise :class:`CliError` instead of printing the usage and exiting."""
+        raise CliError(f"{self.prog}: error: {message}")
+
+
+def parse_game(text: str) -> GameInput:
+    """:func:`simulator.tasks.calc.parse_game` as an argparse type.
+
+    Raises
+    ------
+    argparse.ArgumentTypeError
+        With a message naming the game and the bad part.
+
+    Examples
+    --------
+    >>> parse_game("1400/30:=")
+    GameInput(opponent=1400.0, rd=30.0, score=0.5, colour=None, text='1400/30:=')
+    """
+    try:
+        return _parse_game(text)
+    except CalcError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
+def _finite(text: str) -> float:
+    value = _number(text)
+    if value is None:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+    return value
+
+
+def _positive(text: str) -> float:
+    value = _number(text)
+    if value is None or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+    return value
+
+
+def _non_negative(text: str) -> float:
+    value = _number(text)
+    if value is None or value < 0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number >= 0")
+    return value
+
+
+def _whole(text: str, low: int) -> int:
+    value = _number(text)
+    if value is None or value != int(value) or value < low:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number >= {low}")
+    return int(value)
+
+
+def _rating_whole(text: str) -> int:
+    """A published (list) rating: a whole number >= 0."""
+    return _whole(text, 0)
+
+
+def _k_whole(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _count(text: str) -> int:
+    return _whole(text, 0)
+
+
+def _year(text: str) -> int:
+    return _whole(text, 1)
+
+
+def _date(text: str) -> dt.date:
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a date (YYYY-MM-DD)"
+        ) from None
+
+
+def _cap(text: str) -> float:
+    """A cap in points; ``none`` (no cap) is infinite."""
+    if text.lower() == "none":
+        return math.inf
+    return _positive(text)
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"the seed {text!r} must be a whole number"
+        ) from None
+    if not 0 <= value < 2**128:
+        raise argparse.ArgumentTypeError(f"the seed {text!r} must lie in [0, 2**128)")
+    return value
+
+
+def _count_positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value
+
+
+def _games_played(text: str) -> tuple[int, int]:
+    """``START=G``: the games a player had before the event."""
+    start, sep, games = text.partition("=")
+    if not sep or not start.strip().isdigit() or not games.strip().isdigit():
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not START=G (a start number and a game count)"
+        )
+    return int(start), int(games)
+
+
+def _system_list(text: str) -> list[str]:
+    names = [s.strip() for s in text.split(",") if s.strip()]
+    unknown = [s for s in names if s not in SYSTEMS]
+    if not names or unknown:
+        raise argparse.ArgumentTypeError(
+            f"unknown system(s) {', '.join(unknown) if unknown else repr(text)}; "
+            f"known: {', '.join(SYSTEMS)}"
+        )
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a system is listed twice in {text!r}")
+    return names
+
+
+def _start_rating(text: str) -> float | None:
+    return None if text.lower() == "none" else _positive(text)

@@ -1,0 +1,296 @@
+"""``ratingsim rate`` and ``ratingsim replay``: their options and output.
+
+The logic is in :mod:`simulator.tasks.rate` and :mod:`simulator.tasks.replay`;
+these commands read the files, call the tasks and print.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from simulator.cli._values import (
+    CliError,
+    _count,
+    _count_positive,
+    _games_played,
+    _start_rating,
+    _system_list,
+)
+
+__all__ = ["add_rate_replay"]
+
+
+def _cmd_rate(args: argparse.Namespace) -> int:
+    """``ratingsim rate TOURNAMENT.trf``: rate a FIDE tournament report."""
+    from simulator.data.records import FormatError
+    from simulator.data.trf import read_trf
+    from simulator.tasks import rate
+
+    where = "ratingsim rate: error:"
+    try:
+        tournament = read_trf(args.file, skip_bad=args.skip_bad)
+        systems = [args.system] if args.compare is None else args.compare
+        for name in systems:
+            if name not in rate.RATE_SYSTEMS:
+                raise CliError(
+                    f"{where} {name} does not rate tournaments (a list-based system "
+                    f"is needed: {', '.join(rate.RATE_SYSTEMS)})"
+                )
+        results = [
+            rate.rate_tournament(
+                tournament,
+                name,
+                games_played_default=args.games_played_default,
+                games_played=dict(args.games_played),
+            )
+            for name in systems
+        ]
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{where} cannot read {args.file}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise CliError(f"{where} {exc}") from None
+    if tournament.skipped:
+        print(
+            f"ratingsim rate: skipped {len(tournament.skipped)} bad record(s) "
+            "(listed in the output)",
+            file=sys.stderr,
+        )
+    if args.compare is None:
+        render = {"table": rate.to_table, "csv": rate.to_csv, "json": rate.to_json}
+        kwargs = {} if args.format == "json" else {"detail": args.detail}
+        text = render[args.format](results[0], **kwargs)
+    else:
+        if args.detail:
+            raise CliError(f"{where} --detail shows one system: drop --compare")
+        compare = {
+            "table": rate.compare_table,
+            "csv": rate.compare_csv,
+            "json": rate.compare_json,
+        }
+        text = compare[args.format](results)
+    print(text.rstrip("\n"))
+    return 0
+
+
+def _cmd_replay(args: argparse.Namespace) -> int:
+    """``ratingsim replay GAMES``: walk-forward replay through the systems."""
+    from tqdm import tqdm
+
+    from simulator.data.records import (
+        BadRecords,
+        FormatError,
+        Players,
+        read_games,
+        sort_batches,
+    )
+    from simulator.tasks import replay
+
+    where = "ratingsim replay: error:"
+    players = Players()
+    bad = BadRecords()
+    batches = read_games(
+        args.file,
+        players=players,
+        skip_bad=args.skip_bad,
+        bad=bad,
+        ordered=not args.sort,
+    )
+    if args.sort:
+        batches = sort_batches(batches, players)
+    bar = tqdm(
+        unit=" games",
+        desc="games read",
+        disable=True if args.quiet else None,
+        file=sys.stderr,
+        unit_scale=True,
+    )
+    try:
+        result = replay.replay(
+            batches,
+            args.systems,
+            players=players,
+            seed=args.seed_ratings,
+            start_rating=args.start_rating,
+            games_played_default=args.games_played_default,
+            calibration_bins=args.bins,
+            progress=bar.update,
+        )
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{where} cannot read {args.file}: {exc.strerror}") from None
+    finally:
+        bar.close()
+    for line in bad.report():
+        print(f"ratingsim replay: {line.strip()}", file=sys.stderr)
+    if args.ratings_out is not None:
+        try:
+            result.ratings.to_csv(args.ratings_out, index=False)
+        except OSError as exc:
+            raise CliError(
+                f"{where} cannot write {args.ratings_out}: {exc.strerror}"
+            ) from None
+    if args.format == "json":
+        body = replay.to_json_dict(result)
+        body["skipped"] = {
+            "count": bad.count,
+            "examples": [str(b) for b in bad.examples],
+        }
+        print(json.dumps(body, indent=2, allow_nan=False, ensure_ascii=False))
+    else:
+        print(replay.to_table(result, top=args.top))
+        for line in bad.report():
+            print(line)
+    return 0
+
+
+#: ``simulator.tasks.rate.RATE_SYSTEMS`` and ``GAMES_PLAYED_DEFAULT``, as literals so
+#: that building the parser loads no reader (tests/tasks/test_rate.py compares them).
+_RATE_SYSTEMS = ("fide", "fide-2024", "classic")
+_GAMES_PLAYED_DEFAULT = 30
+
+_RATE_EPILOG = """\
+examples:
+  ratingsim rate tournament.trf
+  ratingsim rate tournament.trf --system classic --detail
+  ratingsim rate tournament.trf --compare --format csv
+  ratingsim rate tournament.trf --games-played-default 10 --games-played 14=50
+"""
+
+_REPLAY_EPILOG = """\
+examples:
+  ratingsim replay games.csv
+  ratingsim replay lichess_db.pgn.gz --systems lichess,glicko2,elo --seed-ratings file
+  ratingsim replay games.csv --format json --ratings-out ratings.csv
+"""
+
+
+def add_rate_replay(commands: Any) -> None:
+    """The ``rate`` and ``replay`` subparsers."""
+    rate = commands.add_parser(
+        "rate",
+        help="rate a FIDE tournament report (TRF-16)",
+        description=(
+            "Rate a tournament from a FIDE Tournament Report File (TRF-16) as one "
+            "event of one rating period: for every player the games rated, the "
+            "expected scores, the K used, the change and the new rating (unrated "
+            "players: the performance toward an initial rating). What a TRF does "
+            "not say is assumed and listed in the output."
+        ),
+        epilog=_RATE_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rate.add_argument("file", metavar="TOURNAMENT.trf", help="a TRF-16 file")
+    rate.add_argument(
+        "--system",
+        choices=_RATE_SYSTEMS,
+        default="fide",
+        help="the rules (default fide: 2024 rules with the 2025 amendment)",
+    )
+    rate.add_argument(
+        "--compare",
+        type=_system_list,
+        nargs="?",
+        const=list(_RATE_SYSTEMS),
+        metavar="SYSTEMS",
+        help=f"several systems side by side (default {','.join(_RATE_SYSTEMS)})",
+    )
+    rate.add_argument("--format", choices=("table", "csv", "json"), default="table")
+    rate.add_argument(
+        "--detail", action="store_true", help="every round of every player"
+    )
+    rate.add_argument(
+        "--games-played-default",
+        type=_count,
+        default=_GAMES_PLAYED_DEFAULT,
+        metavar="G",
+        help=(
+            "games each rated player had before the event (not in a TRF; "
+            f"default {_GAMES_PLAYED_DEFAULT})"
+        ),
+    )
+    rate.add_argument(
+        "--games-played",
+        type=_games_played,
+        action="append",
+        default=[],
+        metavar="START=G",
+        help="games one player had before the event (repeatable)",
+    )
+    rate.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed lines and games (counted and listed) instead of failing",
+    )
+    rate.set_defaults(func=_cmd_rate)
+
+    replay = commands.add_parser(
+        "replay",
+        help="replay game records (CSV, PGN) through rating systems",
+        description=(
+            "Replay the games of a CSV or PGN file (optionally .gz) in date order "
+            "through rating systems and report walk-forward prediction metrics "
+            "(log loss, Brier score, calibration; each system's pre-game "
+            "prediction only) and the ratings at the end. Ratings the file carries "
+            "(WhiteElo, white_rating) are scored beside them. The file is streamed."
+        ),
+        epilog=_REPLAY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    replay.add_argument("file", metavar="GAMES", help="a .csv or .pgn file (or .gz)")
+    replay.add_argument(
+        "--systems",
+        type=_system_list,
+        default=["fide", "glicko2", "lichess", "elo"],
+        help="comma-separated registry names (default fide,glicko2,lichess,elo)",
+    )
+    replay.add_argument("--format", choices=("table", "json"), default="table")
+    replay.add_argument(
+        "--ratings-out", metavar="FILE.csv", help="write every player's final ratings"
+    )
+    replay.add_argument(
+        "--top", type=_count, default=20, help="players shown at the end (default 20)"
+    )
+    replay.add_argument(
+        "--seed-ratings",
+        choices=("none", "file"),
+        default="none",
+        help="new players start from the systems' defaults, or the file's rating",
+    )
+    replay.add_argument(
+        "--start-rating",
+        type=_start_rating,
+        default=1500.0,
+        metavar="R",
+        help="list rating of a new player under fide/classic (default 1500; none)",
+    )
+    replay.add_argument(
+        "--games-played-default",
+        type=_count,
+        default=_GAMES_PLAYED_DEFAULT,
+        metavar="G",
+        help=(
+            "games before of a player listed with the file's rating (default "
+            f"{_GAMES_PLAYED_DEFAULT})"
+        ),
+    )
+    replay.add_argument(
+        "--bins", type=_count_positive, default=10, help="calibration bins"
+    )
+    replay.add_argument(
+        "--sort",
+        action="store_true",
+        help="sort a file that is not in date order (in memory)",
+    )
+    replay.add_argument(
+        "--skip-bad",
+        action="store_true",
+        help="skip malformed records (counted and reported) instead of failing",
+    )
+    replay.add_argument("--quiet", action="store_true", help="no progress bar")
+    replay.set_defaults(func=_cmd_replay)
