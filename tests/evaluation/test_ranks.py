@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
+from simulator.evaluation import ranks as ranks_module
 from simulator.evaluation.ranks import TrueRanks, average_ranks, spearman
 
 
@@ -78,6 +79,16 @@ def test_rank_correlation_beyond_the_exact_size_is_corrcoefs() -> None:
     true_ranks = stats.rankdata(true)
     want = np.corrcoef(np.stack([stats.rankdata(rating), true_ranks]))[1, 0]
     assert _bits(spearman(rating, true_ranks)) == _bits(want)
+
+
+def test_rank_correlation_paths_agree(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The exact sums and np.corrcoef give the same bits where both apply."""
+    rng = np.random.default_rng(1)
+    rating, true = rng.normal(size=500), rng.normal(size=500)
+    true_ranks = stats.rankdata(true)
+    exact = spearman(rating, true_ranks)
+    monkeypatch.setattr(ranks_module, "_EXACT_RANK_CORRELATION", 100)
+    assert _bits(spearman(rating, true_ranks)) == _bits(exact)
 
 
 def test_true_ranks_of_subsets_are_scipys(seed: int) -> None:
