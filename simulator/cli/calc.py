@@ -39,6 +39,7 @@ from simulator.systems.glicko import Glicko
 from simulator.systems.glicko2 import Glicko2
 from simulator.systems.lichess import REGULATOR_FACTORS, Lichess
 from simulator.tasks.calc import CALCULATORS, CalcResult, GameInput, calculate
+from simulator.tasks.calc_list import score_text
 
 __all__ = ["add_calc", "cmd_systems"]
 
@@ -57,10 +58,6 @@ def _fmt(
     if trim and "." in text:
         text = text.rstrip("0").rstrip(".")
     return text
-
-
-def _score(x: float) -> str:
-    return _fmt(x, 1, trim=True)
 
 
 def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
@@ -94,17 +91,17 @@ def _render_list(result: CalcResult, args: argparse.Namespace) -> list[str]:
         lines += _table(
             ["#", "opponent", "score"],
             [
-                [str(i), f"{r.opponent:g}", _score(r.score)]
+                [str(i), f"{r.opponent:g}", score_text(r.score)]
                 for i, r in enumerate(rows, 1)
             ]
-            + [["total", "", _score(result.points)]],
+            + [["total", "", score_text(result.points)]],
         )
         if result.initial_rating is None:
             lines.append(f"Initial rating: none: {result.initial_rating_reason}.")
         else:
             lines.append(
                 f"Initial rating: {result.initial_rating:g} ({len(rows)} games "
-                f"against rated opponents, {_score(result.points)} points)"
+                f"against rated opponents, {score_text(result.points)} points)"
             )
         return lines + _notes(result)
     k_text = f"K {result.k} ({result.k_source})"
@@ -122,7 +119,7 @@ def _render_list(result: CalcResult, args: argparse.Namespace) -> list[str]:
             [
                 str(i),
                 f"{r.opponent:g}",
-                _score(r.score),
+                score_text(r.score),
                 _fmt(r.expected, places),
                 _fmt(r.change, 2, sign=True, trim=True),
             ]
@@ -132,7 +129,7 @@ def _render_list(result: CalcResult, args: argparse.Namespace) -> list[str]:
             [
                 "total",
                 "",
-                _score(result.points),
+                score_text(result.points),
                 _fmt(expected_sum, places),
                 _fmt(result.change, 2, sign=True, trim=True),
             ]
@@ -155,7 +152,7 @@ def _render_elo(result: CalcResult, args: argparse.Namespace) -> list[str]:
             [
                 str(i),
                 f"{r.opponent:g}",
-                _score(r.score),
+                score_text(r.score),
                 _fmt(r.expected, 4),
                 _fmt(r.change, 2, sign=True),
                 _fmt(r.rating_after, 2),
@@ -166,7 +163,7 @@ def _render_elo(result: CalcResult, args: argparse.Namespace) -> list[str]:
             [
                 "total",
                 "",
-                _score(result.points),
+                score_text(result.points),
                 _fmt(_total(result), 4),
                 _fmt(result.change, 2, sign=True),
                 "",
@@ -203,7 +200,7 @@ def _render_glicko(result: CalcResult, args: argparse.Namespace) -> list[str]:
         row = [str(i), f"{r.opponent:g}", f"{r.opponent_rd:g}"]
         row += [str(r.colour)] if per_game else []
         row += [
-            _score(r.score),
+            score_text(r.score),
             _fmt(r.expected, 4),
             _fmt(r.change, 2, sign=True),
         ]
@@ -211,7 +208,7 @@ def _render_glicko(result: CalcResult, args: argparse.Namespace) -> list[str]:
         rows.append(row)
     total = ["total", "", ""] + ([""] if per_game else [])
     total += [
-        _score(result.points),
+        score_text(result.points),
         _fmt(_total(result), 4),
         _fmt(result.change, 2, sign=True),
     ]

@@ -7,7 +7,6 @@ the results folder, runs the sweep and writes the folder.
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from simulator.cli._values import CliError, _count_positive, _seed
@@ -29,8 +28,6 @@ def _cmd_run(args: argparse.Namespace) -> int:
             dask=args.dask,
             figures=not args.no_figures,
             progress=not args.quiet,
-            show=print,
-            say=lambda message: print(message, file=sys.stderr),
         )
     except OutFolderError as exc:
         raise CliError(f"ratingsim run: error: {exc}") from None

@@ -288,10 +288,6 @@ def _stderr(message: str) -> None:
     print(message, file=sys.stderr)
 
 
-def _stdout(text: str) -> None:
-    print(text)
-
-
 def versions() -> dict[str, str]:
     """Versions of Python and of the packages that shape the numbers."""
     import platform
@@ -316,7 +312,7 @@ def run_experiment(
     dask: str | None = None,
     figures: bool = True,
     progress: bool = True,
-    show: Callable[[str], None] = _stdout,
+    show: Callable[[str], None] = print,
     say: Callable[[str], None] = _stderr,
 ) -> RunReport:
     """Run an experiment (the default comparison without a config) into a folder.
