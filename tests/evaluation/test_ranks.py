@@ -10,7 +10,7 @@ import pytest
 from scipy import stats
 
 from simulator.evaluation import ranks as ranks_module
-from simulator.evaluation.ranks import TrueRanks, average_ranks, spearman
+from simulator.evaluation.ranks import TrueRanks, argsort, average_ranks, spearman
 
 
 @pytest.mark.parametrize(
@@ -44,6 +44,22 @@ def test_average_ranks_of_ties_signs_and_close_values(n: int, seed: int) -> None
         np.testing.assert_array_equal(
             average_ranks(x), stats.rankdata(x, method="average"), strict=False
         )
+
+
+@pytest.mark.parametrize("n", [0, 1, 2, 17, 1000, 70_000])
+def test_argsort_sorts(n: int, seed: int) -> None:
+    """The order from sort keys sorts the values, ties, signs and NaN included."""
+    rng = np.random.default_rng(seed + n)
+    for x in (
+        rng.normal(1500.0, 300.0, n),
+        np.rint(rng.normal(0.0, 3.0, n)) * rng.choice([-0.0, 1.0, 1e-300], n),
+        1.0 + np.spacing(1.0) * rng.integers(0, 40, n),  # close, by the thousand
+        np.where(rng.random(n) < 0.1, np.nan, rng.normal(0.0, 1e6, n)),
+    ):
+        order = argsort(x)
+        np.testing.assert_array_equal(np.sort(order), np.arange(n))
+        # The same values as a stable sort: equal ones may come in any order.
+        np.testing.assert_array_equal(x[order], x[np.argsort(x, kind="stable")])
 
 
 def _bits(x: object) -> bytes:
