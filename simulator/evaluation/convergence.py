@@ -132,6 +132,7 @@ def curve_table(
     )
 
 
+@jit
 def newcomer_errors(
     rating: FloatArray,
     true: FloatArray,
@@ -145,13 +146,22 @@ def newcomer_errors(
     the curve's overflow bin, as NaN would be, and is counted as infinitely
     far in the final error), and everywhere when no one was counted (the
     offset is NaN: no error is known).
+
+    Compiled, one pass, rather than a gather, ``np.abs`` and ``np.where``:
+    for 230,000 newcomers of 330,000 players, a fifth of them unrated (the
+    end of ``benchmarks/run.py``'s end-to-end run), numpy's took 4.2 ms
+    against 0.16 ms here (best of 60, one process), for every system at
+    every checkpoint: with it the run's checkpoint metrics took 29.4 to 35.3 s
+    against 28.1 to 29.5 s before the package split.
     """
-    if math.isnan(offset):
+    if np.isnan(offset):
         out[:] = np.inf
         return
-    r = rating[newcomers]
-    error = np.abs(r - true[newcomers] - offset)
-    out[:] = np.where(np.isnan(r), np.inf, error)
+    for k in range(newcomers.shape[0]):
+        p = newcomers[k]
+        # Selected, not branched on: the unrated come in no order.
+        e = abs(rating[p] - true[p] - offset)
+        out[k] = np.inf if np.isnan(rating[p]) else e
 
 
 @jit

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
+from simulator._jit import jit
 from simulator._types import FloatArray
 
 __all__ = ["CLIP", "calibrate", "log_loss_sum"]
@@ -19,6 +20,7 @@ __all__ = ["CLIP", "calibrate", "log_loss_sum"]
 CLIP = 1e-9
 
 
+@jit
 def calibrate(
     expected: FloatArray,
     score: FloatArray,
@@ -29,14 +31,28 @@ def calibrate(
     """Add a batch of games to the calibration bins (``len(count)`` of them).
 
     A game falls in bin ``floor(E * bins)`` (``E = 1`` in the last bin). The
-    batch's sums per bin first (``np.bincount``, in game order), then added to
-    the running ones.
+    batch's sums per bin first, in game order, then added to the running
+    ones: the additions of ``np.bincount`` and ``+=``.
+
+    Compiled, one pass, rather than the bin index and three ``np.bincount``
+    calls: the recorder runs it for every round, for every system and the
+    oracle. ``benchmarks/run.py``'s ``record_games`` row (1,000,000 games, 7
+    systems) measured 89 to 106 ms with the bincounts against 60 to 69 ms
+    with this loop, in three full runs of each, one after the other.
     """
     bins = count.shape[0]
-    k = np.minimum((expected * bins).astype(np.intp), bins - 1)
-    count += np.bincount(k, minlength=bins)
-    sum_expected += np.bincount(k, weights=expected, minlength=bins)
-    sum_observed += np.bincount(k, weights=score, minlength=bins)
+    n = np.zeros(bins, dtype=np.int64)
+    se = np.zeros(bins)
+    ss = np.zeros(bins)
+    for i in range(expected.shape[0]):
+        k = min(int(expected[i] * bins), bins - 1)
+        n[k] += 1
+        se[k] += expected[i]
+        ss[k] += score[i]
+    for k in range(bins):
+        count[k] += n[k]
+        sum_expected[k] += se[k]
+        sum_observed[k] += ss[k]
 
 
 def log_loss_sum(
