@@ -475,7 +475,10 @@ class _Arena:
             r.label: r.system.expected_score(r.state, white, black) for r in self.rated
         }
         self.recorder.record_games(
-            expected, self.outcomes.expected_score(true_white, true_black), score
+            expected,
+            self.outcomes.expected_score(true_white, true_black),
+            score,
+            self._pair_types(white, black),
         )
         games = Games(
             white, black, score, np.full(white.size, float(day)), event, event_start
@@ -493,6 +496,18 @@ class _Arena:
         self.last_game[white] = day
         self.last_game[black] = day
         return games
+
+    def _pair_types(self, white: IntArray, black: IntArray) -> np.ndarray[Any, Any]:
+        """Per game, how many of its players some system has not rated yet (0-2).
+
+        Before the round's games are rated, as the predictions are made.
+        """
+        new_white = np.zeros(white.shape, dtype=bool)
+        new_black = np.zeros(black.shape, dtype=bool)
+        for r in self.rated:
+            new_white |= ~r.system.is_rated(r.state, white)
+            new_black |= ~r.system.is_rated(r.state, black)
+        return new_white.astype(np.int8) + new_black.astype(np.int8)
 
     # --- periods and checkpoints -------------------------------------------------
 

@@ -98,6 +98,11 @@ class Spied:
     end_day: int
 
 
+def _overall(prediction: pd.DataFrame) -> pd.DataFrame:
+    """The prediction rows over all games (not split by pair type)."""
+    return prediction[prediction["pairs"] == "all"]
+
+
 def _spy(cls: type, calls: dict[Any, list[tuple[float | None, Games]]]) -> type:
     """A subclass of the system ``cls`` whose ``rate`` logs its games by instance."""
 
@@ -195,7 +200,7 @@ def test_per_game_system_sees_the_recorded_games(kind: str, seed: int) -> None:
     spied = _spied_kind(kind, seed)
     played = _keys(_calls_of(spied, name="elo"))
     assert len(played) == len(set(played))
-    n_games = spied.result["arena"].prediction["n_games"]
+    n_games = _overall(spied.result["arena"].prediction)["n_games"]
     assert (n_games == len(played)).all()
     assert len(played) > 1000
 
@@ -354,7 +359,7 @@ def _players(calls: list[tuple[float | None, Games]]) -> set[int]:
 def test_pool_schedule_kinds_produce_games(kind: str, seed: int) -> None:
     """The 'online' and 'random' schedules run and every system rates their games."""
     spied = _spied_kind(kind, seed)
-    prediction = spied.result["arena"].prediction
+    prediction = _overall(spied.result["arena"].prediction)
     assert (prediction["n_games"] > 1000).all()
     summary = spied.result["arena"].summary
     assert summary["rmse"].notna().all()
@@ -460,7 +465,7 @@ def test_every_system_ends_well_below_the_seeding_error(seed: int) -> None:
 
 def test_oracle_log_loss_below_every_system(seed: int) -> None:
     """The oracle, knowing the true strengths, predicts better than every system."""
-    prediction = _converging(seed).prediction.set_index("system")
+    prediction = _overall(_converging(seed).prediction).set_index("system")
     oracle = prediction.loc[ORACLE, "log_loss"]
     systems_only = prediction.drop(index=[ORACLE, COIN_FLIP])
     assert (systems_only["log_loss"] > oracle + 0.005).all()

@@ -44,17 +44,19 @@ __all__ = [
     "rated_players",
 ]
 
-#: Length of the year used by the drift slope, in days.
-DAYS_PER_YEAR = 365.25
+#: Length of the year used by the slopes, in days: the Gregorian year, as the
+#: world's (``simulator.world.strengths.DAYS_PER_YEAR``, which this layer may
+#: not import).
+DAYS_PER_YEAR = 365.2425
 
 
 def drift_per_year(day: ArrayLike, drift: ArrayLike) -> float:
-    """Least-squares slope of ``drift`` against ``day / 365.25``: points per year.
+    """Least-squares slope of ``drift`` against ``day / 365.2425``: points per year.
 
     Checkpoints where the drift is NaN are left out; fewer than two distinct
     days give NaN.
 
-    >>> drift_per_year([0.0, 365.25, 730.5], [1.0, 3.0, 5.0])
+    >>> drift_per_year([0.0, 365.2425, 730.485], [1.0, 3.0, 5.0])
     2.0
     """
     x = np.asarray(day, dtype=np.float64) / DAYS_PER_YEAR

@@ -26,6 +26,7 @@ from simulator.evaluation.formatting import (
     _system_rows,
     _with_interval,
 )
+from simulator.evaluation.prediction import ALL_PAIRS
 from simulator.evaluation.results import Summary
 from simulator.evaluation.settings import COIN_FLIP, ORACLE, threshold_name
 
@@ -70,7 +71,10 @@ def _prediction_markdown(s: Summary) -> str:
         "Brier",
     ]
     rows = []
-    for _, row in s.prediction.iterrows():
+    table = s.prediction
+    if "pairs" in table:
+        table = table[table["pairs"] == ALL_PAIRS]
+    for _, row in table.iterrows():
         name = str(row["system"])
         if name == ORACLE:
             name = "oracle (true strengths)"

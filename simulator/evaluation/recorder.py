@@ -42,7 +42,12 @@ from simulator.evaluation.convergence import (
     follow_newcomers,
     newcomer_errors,
 )
-from simulator.evaluation.prediction import calibrate, log_loss_sum
+from simulator.evaluation.prediction import (
+    ALL_PAIRS,
+    PAIRS,
+    calibrate,
+    loss_sums_by_pair,
+)
 from simulator.evaluation.ranks import TrueRanks
 from simulator.evaluation.results import ReplicateResult
 from simulator.evaluation.settings import (
@@ -54,8 +59,22 @@ from simulator.evaluation.settings import (
 
 __all__ = ["Recorder"]
 
-#: Columns of the per-checkpoint accuracy figures averaged in the steady state.
-_STEADY = ("rmse", "mae", "spearman", "spread", "offset")
+#: The figures of :func:`~simulator.evaluation.accuracy.accuracy` at a checkpoint.
+_FIGURES = ("offset", "rmse", "mae", "spearman", "spread")
+#: Suffix of the figures over the common support: the players every system rates.
+COMMON = "_common"
+#: Suffix of a steady-state figure's least-squares slope per year over the window.
+SLOPE = "_slope"
+#: Columns of the per-checkpoint accuracy figures averaged in the steady state,
+#: on each system's own rated players and on the common support.
+_STEADY = (
+    "rmse",
+    "mae",
+    "spearman",
+    "spread",
+    "offset",
+    *(f"{k}{COMMON}" for k in ("rmse", "mae", "spearman", "spread", "offset")),
+)
 
 
 def _float_vector(value: ArrayLike, name: str, n: int | None = None) -> FloatArray:
@@ -147,10 +166,11 @@ class Recorder:
         # Each newcomer's aligned error at their last checkpoint.
         self._last_error = np.full((self.n_players, n_sys), np.nan)
 
-        # Prediction: rows are the systems, then the oracle, then the coin flip.
-        self._n_games = 0
-        self._log_loss = np.zeros(n_sys + 2)
-        self._brier = np.zeros(n_sys + 2)
+        # Prediction: rows are the systems, then the oracle, then the coin
+        # flip; columns the pair types of PAIRS.
+        self._n_games = np.zeros(len(PAIRS), dtype=np.int64)
+        self._log_loss = np.zeros((n_sys + 2, len(PAIRS)))
+        self._brier = np.zeros((n_sys + 2, len(PAIRS)))
         self._cal_n = np.zeros((n_sys, cfg.calibration_bins), dtype=np.int64)
         self._cal_expected = np.zeros((n_sys, cfg.calibration_bins))
         self._cal_observed = np.zeros((n_sys, cfg.calibration_bins))
@@ -167,6 +187,8 @@ class Recorder:
                 "spread",
                 "n_rated",
                 "cohort_drift",
+                *(f"{k}{COMMON}" for k in _FIGURES),
+                f"n{COMMON}",
             )
         }
         self._last_day = -math.inf
@@ -197,6 +219,7 @@ class Recorder:
         expected: Mapping[str, ArrayLike],
         oracle: ArrayLike,
         score: ArrayLike,
+        pairs: ArrayLike | None = None,
     ) -> None:
         """Add a batch of games (typically a round) to the prediction sums.
 
@@ -208,9 +231,19 @@ class Recorder:
             The outcome model's true expected score for White.
         score : ndarray of shape (n_games,)
             White's score (1, 0.5, 0).
+        pairs : int ndarray of shape (n_games,), optional
+            Each game's pair type: how many of its players (0, 1 or 2) some
+            system of the arena has not rated yet before the game
+            (:data:`~simulator.evaluation.prediction.PAIRS`). By default every
+            game is between rated players.
 
         Notes
         -----
+        The sums are kept per pair type, so that systems are also compared on
+        the games every one of them rates (``"both rated"``, the common
+        support): a system's rule for players it has not rated yet (FIDE's
+        stand-in rating, say) then plays no part.
+
         Per game, with ``E`` clipped to ``[1e-9, 1 - 1e-9]`` in the log loss only:
 
         * log loss ``-(s ln E + (1 - s) ln(1 - E))`` (natural log; a draw costs
@@ -240,12 +273,23 @@ class Recorder:
                 )
         if not (s.min() >= 0.0 and s.max() <= 1.0):
             raise ValueError("score must lie in [0, 1] (1, 0.5 or 0 for White).")
-        self._n_games += n
-        s_other = 1.0 - s
+        if pairs is None:
+            pair = np.zeros(n, dtype=np.int8)
+        else:
+            pair = np.asarray(pairs)
+            if (
+                pair.shape != (n,)
+                or not np.issubdtype(pair.dtype, np.integer)
+                or not (pair.min() >= 0 and pair.max() < len(PAIRS))
+            ):
+                raise ValueError(
+                    f"pairs must be an integer array of shape ({n},) with values "
+                    f"0, 1 or 2. Got dtype {pair.dtype} and shape {pair.shape}."
+                )
+            pair = pair.astype(np.int8, copy=False)
+        self._n_games += np.bincount(pair, minlength=len(PAIRS))
         for i, e in enumerate([*columns, o, np.full(n, 0.5)]):
-            self._log_loss[i] += log_loss_sum(e, s, s_other)
-            d = s - e
-            self._brier[i] += float(np.sum(np.multiply(d, d, out=d)))
+            loss_sums_by_pair(e, s, pair, self._log_loss[i], self._brier[i])
             if i < len(columns):
                 calibrate(
                     e, s, self._cal_n[i], self._cal_expected[i], self._cal_observed[i]
@@ -347,8 +391,18 @@ class Recorder:
         candidates = np.flatnonzero(act | coh)
         sel_work = np.empty(candidates.size, dtype=np.intp)
         work = np.empty((4, candidates.size))
+        all_ratings = [
+            _float_vector(ratings[name], f"ratings[{name!r}]", n)
+            for name in self.systems
+        ]
+        # The common support: the players counted whom every system rates.
+        common = act.copy()
+        for r in all_ratings:
+            common &= ~np.isnan(r)
+        n_common = int(np.count_nonzero(common))
+        nobody = np.zeros(n, dtype=bool)
         for i, name in enumerate(self.systems):
-            r = _float_vector(ratings[name], f"ratings[{name!r}]", n)
+            r = all_ratings[i]
             sel, r_sel, true_sel, diff, cohort_diff = rated_players(
                 r, true, act, coh, candidates, sel_work, work
             )
@@ -357,10 +411,22 @@ class Recorder:
                 float(np.mean(cohort_diff)) if cohort_diff.size else math.nan
             )
             row["day"] = day
-            for key, values in self._series.items():
-                values.append(row[key])
             newcomer_errors(r, true, row["offset"], newcomers, errors[i])
             self._record_bands(day, name, diff, sel, band, row["offset"])
+            if sel.size == n_common:
+                # The same players (the common support is a subset of them).
+                same = {k: row[k] for k in _FIGURES}
+            else:
+                c_sel, c_r, c_true, c_diff, _ = rated_players(
+                    r, true, common, nobody, candidates, sel_work, work
+                )
+                # The common support is a subset of the players counted.
+                same = accuracy(c_r, c_true, c_diff, partial(true_order.ranks, c_sel))
+            for k in _FIGURES:
+                row[f"{k}{COMMON}"] = same[k]
+            row[f"n{COMMON}"] = float(n_common)
+            for key, values in self._series.items():
+                values.append(row[key])
         follow_newcomers(
             newcomers,
             new,
@@ -421,21 +487,31 @@ class Recorder:
         rows["n_newcomers"] = [float(seen.size)] * len(systems)
         for key in _STEADY:
             rows[key] = []
+            rows[f"{key}{SLOPE}"] = []
+        rows[f"n{COMMON}"] = []
         rows["drift_per_year"] = []
         for name in systems:
             ts = timeseries[timeseries["system"] == name]
             tail = ts.iloc[len(ts) - n_steady :] if n_steady else ts.iloc[0:0]
+            tail_day = tail["day"].to_numpy(dtype=np.float64)
             for key in _STEADY:
-                rows[key].append(_nanmean(tail[key].to_numpy(dtype=np.float64)))
+                values = tail[key].to_numpy(dtype=np.float64)
+                rows[key].append(_nanmean(values))
+                # Flatness: a steady state has no trend over its window.
+                rows[f"{key}{SLOPE}"].append(drift_per_year(tail_day, values))
+            rows[f"n{COMMON}"].append(
+                _nanmean(tail[f"n{COMMON}"].to_numpy(dtype=np.float64))
+            )
             rows["drift_per_year"].append(
                 drift_per_year(
                     ts["day"].to_numpy(dtype=np.float64),
                     ts["cohort_drift"].to_numpy(dtype=np.float64),
                 )
             )
-        head = prediction.iloc[: len(systems)]
-        for key in ("log_loss", "brier", "log_loss_excess"):
-            rows[key] = head[key].tolist()
+        for pairs, suffix in ((ALL_PAIRS, ""), (PAIRS[0], "_common")):
+            head = prediction[prediction["pairs"] == pairs].iloc[: len(systems)]
+            for key in ("log_loss", "brier", "log_loss_excess"):
+                rows[f"{key}{suffix}"] = head[key].tolist()
         summary = pd.DataFrame(rows)
         return ReplicateResult(
             summary=summary,
@@ -532,28 +608,46 @@ class Recorder:
             "day": np.asarray(self._series["day"], dtype=np.float64),
             "system": list(self.systems) * n_cp,
         }
-        for key in ("offset", "rmse", "mae", "spearman", "spread"):
+        for key in _FIGURES:
             data[key] = np.asarray(self._series[key], dtype=np.float64)
         data["n_rated"] = np.asarray(self._series["n_rated"], dtype=np.int64)
         data["cohort_drift"] = np.asarray(self._series["cohort_drift"], np.float64)
+        for key in _FIGURES:
+            data[f"{key}{COMMON}"] = np.asarray(
+                self._series[f"{key}{COMMON}"], dtype=np.float64
+            )
+        data[f"n{COMMON}"] = np.asarray(self._series[f"n{COMMON}"], dtype=np.int64)
         return pd.DataFrame(data)
 
     def _prediction(self) -> pd.DataFrame:
-        n = self._n_games
-        with np.errstate(invalid="ignore", divide="ignore"):
-            log_loss = self._log_loss / n if n else np.full_like(self._log_loss, np.nan)
-            brier = self._brier / n if n else np.full_like(self._brier, np.nan)
+        """Per pair type (all games first) and predictor: the mean losses."""
         n_sys = len(self.systems)
-        return pd.DataFrame(
-            {
-                "system": [*self.systems, ORACLE, COIN_FLIP],
-                "n_games": np.full(n_sys + 2, n, dtype=np.int64),
-                "log_loss": log_loss,
-                "brier": brier,
-                "log_loss_excess": log_loss - log_loss[n_sys],
-                "brier_excess": brier - brier[n_sys],
-            }
-        )
+        names = [*self.systems, ORACLE, COIN_FLIP]
+        counts = [int(self._n_games.sum()), *(int(c) for c in self._n_games)]
+        sums = [
+            (self._log_loss.sum(axis=1), self._brier.sum(axis=1)),
+            *((self._log_loss[:, k], self._brier[:, k]) for k in range(len(PAIRS))),
+        ]
+        frames = []
+        for pairs, n, (ll_sum, br_sum) in zip(
+            (ALL_PAIRS, *PAIRS), counts, sums, strict=True
+        ):
+            log_loss = ll_sum / n if n else np.full(n_sys + 2, np.nan)
+            brier = br_sum / n if n else np.full(n_sys + 2, np.nan)
+            frames.append(
+                pd.DataFrame(
+                    {
+                        "pairs": pairs,
+                        "system": names,
+                        "n_games": np.full(n_sys + 2, n, dtype=np.int64),
+                        "log_loss": log_loss,
+                        "brier": brier,
+                        "log_loss_excess": log_loss - log_loss[n_sys],
+                        "brier_excess": brier - brier[n_sys],
+                    }
+                )
+            )
+        return pd.concat(frames, ignore_index=True)
 
     def _calibration(self) -> pd.DataFrame:
         bins = self.config.calibration_bins

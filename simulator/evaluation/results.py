@@ -19,7 +19,7 @@ from simulator._validate import check_interval
 __all__ = ["ReplicateResult", "Summary", "combine"]
 
 #: Columns that are counts: averaged over replicates, without an interval.
-_COUNTS = frozenset({"n", "n_games", "n_rated", "n_newcomers"})
+_COUNTS = frozenset({"n", "n_games", "n_rated", "n_newcomers", "n_common"})
 
 
 @dataclass(frozen=True, eq=False)
@@ -186,7 +186,7 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         replicates (NaN when ``k < 2``). The time series, calibration bins and
         the error-vs-games curve are averaged point by point the same way.
         ``drift_per_year`` of the summary is each replicate's least-squares
-        slope of cohort drift against ``day / 365.25``, combined likewise.
+        slope of cohort drift against ``day / 365.2425``, combined likewise.
 
     Examples
     --------
@@ -213,7 +213,11 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         timeseries=_aggregate(
             [r.timeseries for r in results], ["day", "system"], confidence
         ),
-        prediction=_aggregate([r.prediction for r in results], ["system"], confidence),
+        prediction=_aggregate(
+            [r.prediction for r in results],
+            ["pairs", "system"] if "pairs" in results[0].prediction else ["system"],
+            confidence,
+        ),
         calibration=_aggregate(
             [r.calibration for r in results],
             ["system", "bin", "bin_low", "bin_high"],

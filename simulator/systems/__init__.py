@@ -16,6 +16,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from numpy.typing import ArrayLike
 
+from simulator._types import BoolArray
 from simulator.systems._common import FloatArray, Games
 from simulator.systems.classic import Classic
 from simulator.systems.elo import Elo
@@ -96,6 +97,15 @@ class RatingSystem(Protocol):
 
     def rating(self, state: Any) -> FloatArray:
         """Published ratings, NaN for unrated players."""
+        ...
+
+    def is_rated(self, state: Any, players: ArrayLike) -> BoolArray:
+        """Whether each of ``players`` has a published rating.
+
+        ``rating(state)[players]`` is not NaN, read without copying the whole
+        list: the engine asks it for every round's players, to tell games
+        between rated players from games with a new one.
+        """
         ...
 
 

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -162,6 +163,10 @@ class Elo:
             n_games[w] += 1
             n_games[b] += 1
         return EloState(rating, n_games)
+
+    def is_rated(self, state: EloState, players: ArrayLike) -> BoolArray:
+        """Whether ``players`` have a published rating: every player has one."""
+        return ~np.isnan(state.rating[np.asarray(players, dtype=np.intp)])
 
     def rating(self, state: EloState) -> FloatArray:
         """Ratings as they stand."""

@@ -31,6 +31,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from simulator._jit import jit
+from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -513,6 +514,10 @@ class Glicko:
             state.n_games, state.last_day, player, days, overwrite
         )
         return GlickoState(new_rating, new_rd, n_games, last_day)
+
+    def is_rated(self, state: GlickoState, players: ArrayLike) -> BoolArray:
+        """Whether ``players`` have a published rating: every player has one."""
+        return ~np.isnan(state.rating[np.asarray(players, dtype=np.intp)])
 
     def rating(self, state: GlickoState) -> FloatArray:
         """Ratings as they stand: Glicko publishes every player's rating."""

@@ -20,6 +20,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from simulator._jit import jit
+from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -573,6 +574,10 @@ class Glicko2:
         fresh = n_games == 0
         rd = np.where(fresh, state.rd, rd)
         return Glicko2State(rating, rd, volatility, n_games.astype(np.intp))
+
+    def is_rated(self, state: Glicko2State, players: ArrayLike) -> BoolArray:
+        """Whether ``players`` have a published rating: every player has one."""
+        return ~np.isnan(state.rating[np.asarray(players, dtype=np.intp)])
 
     def rating(self, state: Glicko2State) -> FloatArray:
         """Published ratings: Glicko-2 publishes every player's rating."""

@@ -54,6 +54,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -702,6 +703,10 @@ class Lichess:
             state.n_games, state.last_day, player, days, overwrite
         )
         return LichessState(rating, rd, volatility, n_games, last_day)
+
+    def is_rated(self, state: LichessState, players: ArrayLike) -> BoolArray:
+        """Whether ``players`` have a published rating: every player has one."""
+        return ~np.isnan(state.rating[np.asarray(players, dtype=np.intp)])
 
     def rating(self, state: LichessState) -> FloatArray:
         """Ratings as they stand; every player has one (Lichess shows them truncated).

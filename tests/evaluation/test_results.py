@@ -26,9 +26,9 @@ def _drift_run(slope: float, offset: float = 0.0, n_cp: int = 37) -> ReplicateRe
     cohort[::3] = True
     rec = Recorder(["x"], N)
     everyone, nobody = np.ones(N, bool), np.zeros(N, bool)
-    for day in np.linspace(0.0, 3 * 365.25, n_cp):
+    for day in np.linspace(0.0, 3 * 365.2425, n_cp):
         rating = true + offset
-        rating[cohort] += slope * day / 365.25
+        rating[cohort] += slope * day / 365.2425
         rec.checkpoint(
             float(day),
             {"x": rating},
@@ -46,9 +46,9 @@ def test_drift_slope_of_linear_drift() -> None:
     res = _drift_run(12.0)
     assert res.summary.iloc[0]["drift_per_year"] == pytest.approx(12.0)
     # NaN checkpoints (no rated cohort member) are left out of the fit.
-    assert drift_per_year([0.0, 365.25, 730.5], [0.0, np.nan, 4.0]) == pytest.approx(
-        2.0
-    )
+    assert drift_per_year(
+        [0.0, 365.2425, 730.485], [0.0, np.nan, 4.0]
+    ) == pytest.approx(2.0)
     assert math.isnan(drift_per_year([5.0, 5.0], [1.0, 2.0]))
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import ArrayLike
 
+from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
     Games,
@@ -122,6 +123,10 @@ class ListSystem:
         ``overwrite_state`` is ignored: a new list is new arrays.
         """
         return rate_list_period(self.rules, state, games, day)
+
+    def is_rated(self, state: ListState, players: ArrayLike) -> BoolArray:
+        """Whether ``players`` are on the list in force (rated, not under the floor)."""
+        return ~np.isnan(state.rating[np.asarray(players, dtype=np.intp)])
 
     def rating(self, state: ListState) -> FloatArray:
         """Published ratings on the list in force (NaN = unrated)."""

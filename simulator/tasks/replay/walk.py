@@ -59,6 +59,7 @@ import pandas as pd
 
 from simulator._types import BoolArray
 from simulator.data.records import GameBatch, Players
+from simulator.evaluation.prediction import ALL_PAIRS
 from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.settings import ORACLE, MetricsConfig
 from simulator.systems import RatingSystem, make_system
@@ -656,7 +657,9 @@ def _tables(
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Prediction (without the recorder's placeholder oracle) and calibration."""
     result = recorder.result()
-    prediction = result.prediction[result.prediction["system"] != ORACLE]
+    table = result.prediction
+    # The replay reads no pair types: every game counts as "both rated".
+    prediction = table[(table["pairs"] == ALL_PAIRS) & (table["system"] != ORACLE)]
     prediction = prediction[["system", "n_games", "log_loss", "brier"]].reset_index(
         drop=True
     )
