@@ -195,25 +195,42 @@ class ScheduleConfig:
 class SeedingConfig:
     """How the initial pool's ratings are set on the first day.
 
-    The initial pool is established: every system starts it at the player's
-    true strength plus a normal error, with ``n_games`` games played and, for
-    Glicko systems, deviation ``rd``. Newcomers start new under every system.
+    The initial pool is established: by default every system starts it at the
+    player's true strength plus a normal error, with ``n_games`` games played
+    and, for Glicko systems, deviation ``rd``. Newcomers start new under every
+    system.
+
+    Seeding from the truth favours no system but flatters every one of them
+    at first: their errors start at ``rating_sd`` and grow or shrink from
+    there. With ``source = "flat"`` the truth plays no part: everyone in the
+    initial pool starts at ``flat_rating``, and the systems spread the pool
+    themselves, which takes a burn-in (``burn_in_years`` of the run) before
+    any figure is read.
 
     Parameters
     ----------
+    source : {"truth", "flat"}, default "truth"
+        Where the initial pool's ratings come from.
+    flat_rating : float, default 1500
+        Every initial rating under ``source = "flat"``.
     rating_sd : float, default 60
-        SD of the error of the initial pool's ratings (rating points).
+        SD of the error of the initial pool's ratings (rating points), under
+        ``source = "truth"``.
     n_games : int, default 60
         Games already in each initial rating (K tiers, Glicko counts).
     rd : float, default 60
         Glicko deviation of the initial pool.
     """
 
+    source: str = "truth"
+    flat_rating: float = 1500.0
     rating_sd: float = 60.0
     n_games: int = 60
     rd: float = 60.0
 
     def __post_init__(self) -> None:
+        check_choice("SeedingConfig", "source", self.source, ("truth", "flat"))
+        check_interval("SeedingConfig", "flat_rating", self.flat_rating, 0, 4000)
         check_interval("SeedingConfig", "rating_sd", self.rating_sd, 0, 1000)
         check_interval(
             "SeedingConfig", "n_games", self.n_games, 0, 10**6, kind="an int"
@@ -354,6 +371,11 @@ class RunConfig:
         Length of the run.
     checkpoint_days : int, default 7
         Days between the checkpoints at which accuracy and convergence are read.
+    burn_in_years : float, default 0
+        The first part of the run, in which the systems rate but nothing is
+        measured: no prediction, no checkpoint, and only newcomers who arrive
+        after it are followed. The steady-state figures are read over the last
+        ``metrics.steady_fraction`` of the checkpoints after it.
     cohort_ages : tuple of float, default (25, 45)
         The drift cohort: initial-pool players of these ages on the first day.
     population : PopulationConfig
@@ -382,6 +404,7 @@ class RunConfig:
     start_date: str = "2024-01-01"
     years: float = 5.0
     checkpoint_days: int = 7
+    burn_in_years: float = 0.0
     cohort_ages: tuple[float, ...] = (25.0, 45.0)
     population: PopulationConfig = field(default_factory=PopulationConfig)
     arena: tuple[ArenaConfig, ...] = (ArenaConfig(),)
@@ -410,6 +433,13 @@ class RunConfig:
         check_interval(
             owner, "checkpoint_days", self.checkpoint_days, 1, 3650, kind="an int"
         )
+        check_interval(owner, "burn_in_years", self.burn_in_years, 0, 200)
+        if self.burn_in_years >= self.years:
+            raise ValueError(
+                f"The 'burn_in_years' parameter of {owner} must be below 'years' "
+                f"({self.years:g}), or nothing is measured. Got "
+                f"{self.burn_in_years!r} instead."
+            )
         if len(self.cohort_ages) != 2 or self.cohort_ages[0] > self.cohort_ages[1]:
             raise ValueError(
                 f"The 'cohort_ages' parameter of {owner} must be (low, high). "
@@ -423,6 +453,13 @@ class RunConfig:
                 f"Probes arrive {pop.probe_arrival_years:g} years after the start, "
                 f"but the run lasts {self.years:g} years: set "
                 "population.probe_arrival_years below years."
+            )
+        if pop.probe_levels and pop.probe_arrival_years < self.burn_in_years:
+            raise ValueError(
+                f"Probes arrive {pop.probe_arrival_years:g} years after the start, "
+                f"within the burn-in of {self.burn_in_years:g} years, and would not "
+                "be followed: set population.probe_arrival_years to burn_in_years "
+                "or later."
             )
         names = [a.name for a in self.arena]
         if len(set(names)) != len(names):

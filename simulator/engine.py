@@ -145,8 +145,13 @@ def _seed_states(
     """Each system's first state: the initial pool established, newcomers new."""
     n = population.n_players
     seeded = in_arena & (population.kind == PlayerKind.INITIAL)
+    # Drawn under either source, so that the rest of the replicate's stream
+    # is the same.
     noise = rng.normal(0.0, arena.seeding.rating_sd, n)
-    rating = np.where(seeded, np.rint(population.true_strength + noise), np.nan)
+    if arena.seeding.source == "flat":
+        rating = np.where(seeded, arena.seeding.flat_rating, np.nan)
+    else:
+        rating = np.where(seeded, np.rint(population.true_strength + noise), np.nan)
     n_games = np.where(seeded, arena.seeding.n_games, 0)
     rd = np.where(seeded, arena.seeding.rd, np.nan)
     out = []
@@ -233,7 +238,13 @@ class _Arena:
             & (ages >= low)
             & (ages <= high)
         )
-        self.newcomer = self.in_arena & (population.kind != PlayerKind.INITIAL)
+        # Followed from their first game: those who arrive after the burn-in.
+        self.measure_from = start + round(run.burn_in_years * DAYS_PER_YEAR)
+        self.newcomer = (
+            self.in_arena
+            & (population.kind != PlayerKind.INITIAL)
+            & (population.arrival_day >= self.measure_from)
+        )
         self.pairing_index = (
             None
             if config.pairing_rating == "true"
@@ -471,15 +482,17 @@ class _Arena:
         true = world.strength(np.concatenate([white, black]), today, rng)
         true_white, true_black = true[:n], true[n:]
         score = self.outcomes.sample(true_white, true_black, rng)
-        expected = {
-            r.label: r.system.expected_score(r.state, white, black) for r in self.rated
-        }
-        self.recorder.record_games(
-            expected,
-            self.outcomes.expected_score(true_white, true_black),
-            score,
-            self._pair_types(white, black),
-        )
+        if today >= self.measure_from:
+            expected = {
+                r.label: r.system.expected_score(r.state, white, black)
+                for r in self.rated
+            }
+            self.recorder.record_games(
+                expected,
+                self.outcomes.expected_score(true_white, true_black),
+                score,
+                self._pair_types(white, black),
+            )
         games = Games(
             white, black, score, np.full(white.size, float(day)), event, event_start
         )
@@ -572,6 +585,7 @@ def run_replicate(
     """
     start = day_of(config.start_date)
     n_days = round(config.years * DAYS_PER_YEAR)
+    burn_in = round(config.burn_in_years * DAYS_PER_YEAR)
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
     arenas = [_Arena(a, config, population, start, rng) for a in config.arena]
     world = _World(population)
@@ -580,7 +594,9 @@ def run_replicate(
         for arena in arenas:
             arena.play_day(world, day, rng)
             arena.close_periods(day)
-        if (i + 1) % config.checkpoint_days == 0 or i == n_days - 1:
+        if ((i + 1) % config.checkpoint_days == 0 or i == n_days - 1) and (
+            i >= burn_in
+        ):
             # Checkpoints read everyone's true strength.
             world.advance_all(day, rng)
             for arena in arenas:

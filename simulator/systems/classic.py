@@ -25,6 +25,7 @@ from simulator.systems._common import (
     player_sum,
     round_half_up,
 )
+from simulator.systems.lists.new_players import NEW_PLAYER_PREDICTIONS
 from simulator.systems.lists.period import rate_list_period
 from simulator.systems.lists.state import ListRules, ListState, Pool
 from simulator.systems.lists.system import ListSystem
@@ -188,6 +189,9 @@ class Classic(ListSystem):
         As for :class:`~simulator.systems.fide.Fide`.
     unrated_prediction : float, default 1550
         The rating :meth:`expected_score` assumes for an unrated player.
+    new_player_prediction : {"constant", "performance", "newcomers"}, default "constant"
+        As for :class:`~simulator.systems.fide.Fide`; ``"performance"`` uses
+        the old international formula on the results so far.
     """
 
     cap: float | None = 350.0
@@ -200,6 +204,7 @@ class Classic(ListSystem):
     rounding: str = "period"
     closing_days: int = 0
     unrated_prediction: float = 1550.0
+    new_player_prediction: str = "constant"
     _rules: ListRules = field(init=False, repr=False, compare=False)
 
     name = "classic"
@@ -226,6 +231,12 @@ class Classic(ListSystem):
         check_choice(owner, "rounding", self.rounding, ("period", "event"))
         check_interval(owner, "closing_days", self.closing_days, 0, 80, kind="an int")
         check_interval(owner, "unrated_prediction", self.unrated_prediction, 0, 4000)
+        check_choice(
+            owner,
+            "new_player_prediction",
+            self.new_player_prediction,
+            NEW_PLAYER_PREDICTIONS,
+        )
         object.__setattr__(self, "_rules", self._make_rules())
 
     @property
@@ -250,6 +261,9 @@ class Classic(ListSystem):
         def initial(opp_sum: FloatArray, n: FloatArray, points: FloatArray) -> Any:
             return initial_rating_international(opp_sum, n, points, min_games=min_games)
 
+        def performance(opp_sum: FloatArray, n: FloatArray, points: FloatArray) -> Any:
+            return initial_rating_international(opp_sum, n, points, min_games=1)
+
         return ListRules(
             owner="Classic",
             months=self.months,
@@ -264,6 +278,7 @@ class Classic(ListSystem):
             pool_periods=self.pool_periods,
             pool_filter=pool_filter,
             initial=initial,
+            performance=performance,
             # B0206 judges every event alike.
             pool_filter_reads_first=False,
         )

@@ -24,6 +24,7 @@ from simulator.systems._common import (
     average_and_dp,
     round_half_up,
 )
+from simulator.systems.lists.new_players import NEW_PLAYER_PREDICTIONS
 from simulator.systems.lists.state import ListRules
 from simulator.systems.lists.system import ListSystem
 from simulator.systems.tables import dp_from_p
@@ -188,6 +189,11 @@ class Fide(ListSystem):
         The rating :meth:`expected_score` assumes for an unrated player, near
         the median first rating of newcomers since 2024 (WORLD.md). It affects
         predictions only, never a rating.
+    new_player_prediction : {"constant", "performance", "newcomers"}, default "constant"
+        How :meth:`expected_score` rates a player FIDE has not rated yet: as
+        ``unrated_prediction``, by the first-rating formula on their results
+        so far, or as the mean of the list's recent newcomers
+        (:mod:`~simulator.systems.lists.new_players`). Predictions only.
     """
 
     expectation: str = "table"
@@ -205,6 +211,7 @@ class Fide(ListSystem):
     min_initial_games: int = 5
     initial: str = "2024"
     unrated_prediction: float = 1550.0
+    new_player_prediction: str = "constant"
     _rules: ListRules = field(init=False, repr=False, compare=False)
 
     name = "fide"
@@ -232,6 +239,12 @@ class Fide(ListSystem):
             owner, "min_initial_games", self.min_initial_games, 1, 100, kind="an int"
         )
         check_interval(owner, "unrated_prediction", self.unrated_prediction, 0, 4000)
+        check_choice(
+            owner,
+            "new_player_prediction",
+            self.new_player_prediction,
+            NEW_PLAYER_PREDICTIONS,
+        )
         check_choice(owner, "initial", self.initial, ("2024", "2014"))
         object.__setattr__(self, "_rules", self._make_rules())
         # The registry name: without the 2650 exemption this is the fide-2024
@@ -261,6 +274,9 @@ class Fide(ListSystem):
         def initial(opp_sum: FloatArray, n: FloatArray, points: FloatArray) -> Any:
             return formula(opp_sum, n, points, min_games=min_games)
 
+        def performance(opp_sum: FloatArray, n: FloatArray, points: FloatArray) -> Any:
+            return formula(opp_sum, n, points, min_games=1)
+
         return ListRules(
             owner=type(self).__name__,
             months=self.months,
@@ -275,6 +291,7 @@ class Fide(ListSystem):
             pool_periods=self.pool_periods,
             pool_filter=pool_filter,
             initial=initial,
+            performance=performance,
             # 8.2.2 can drop a first event only.
             pool_filter_first_only=True,
         )

@@ -620,3 +620,64 @@ def test_recorder_state_does_not_grow_with_games(seed: int) -> None:
         oracle, score, noisy = _simulated_games(rng, 1_000)
         rec.record_games({"x": noisy}, oracle, score)
     assert size() == before
+
+
+def test_pairs_split_the_sums_and_are_checked() -> None:
+    """Each game's losses go to its pair type; 'all' is their sum."""
+    rec = Recorder(["x"], 4)
+    e = np.array([0.8, 0.6, 0.3])
+    s = np.array([1.0, 0.0, 0.5])
+    rec.record_games({"x": e}, np.full(3, 0.5), s, np.array([0, 2, 2]))
+    table = rec.result().prediction
+    x = table[table["system"] == "x"].set_index("pairs")
+    assert x.loc["both rated", "log_loss"] == pytest.approx(-math.log(0.8))
+    both_new = -(math.log(0.4) + 0.5 * math.log(0.3) + 0.5 * math.log(0.7)) / 2
+    assert x.loc["both new", "log_loss"] == pytest.approx(both_new)
+    assert x.loc["both new", "brier"] == pytest.approx((0.36 + 0.04) / 2)
+    assert x.loc["one new", "n_games"] == 0
+    assert math.isnan(x.loc["one new", "log_loss"])
+    assert x.loc["all", "n_games"] == 3
+    with pytest.raises(ValueError, match="pairs"):
+        rec.record_games({"x": e}, np.full(3, 0.5), s, np.array([0, 3, 1]))
+    with pytest.raises(ValueError, match="pairs"):
+        rec.record_games({"x": e}, np.full(3, 0.5), s, np.array([0.0, 1.0, 1.0]))
+
+
+def test_common_support_figures_are_over_the_players_every_system_rates() -> None:
+    """'a' rates everyone, 'b' the first six: a's common RMSE is over those six."""
+    n = 10
+    true = np.linspace(1200.0, 2100.0, n)
+    error = np.array([30.0, -30.0, 10.0, -10.0, 20.0, -20.0, 200.0, -200.0, 90.0, 0])
+    a = true + error
+    b = np.where(np.arange(n) < 6, true + 5.0, np.nan)
+    rec = Recorder(["a", "b"], n)
+    everyone, nobody = np.ones(n, bool), np.zeros(n, bool)
+    rec.checkpoint(
+        0.0, {"a": a, "b": b}, true, everyone, np.zeros(n, np.intp), nobody, nobody
+    )
+    row = rec.result().summary.set_index("system")
+    common_error = error[:6] - error[:6].mean()
+    assert row.loc["a", "rmse_common"] == pytest.approx(
+        math.sqrt(np.mean(common_error**2))
+    )
+    assert row.loc["a", "rmse"] == pytest.approx(np.std(error))
+    assert row.loc["b", "rmse"] == row.loc["b", "rmse_common"] == 0.0
+    assert row.loc["a", "n_common"] == row.loc["b", "n_common"] == 6
+
+
+def test_steady_slope_is_the_trend_over_the_window() -> None:
+    """An error growing linearly by 36.5 points a year has that RMSE slope."""
+    n = 50
+    true = np.linspace(1200.0, 2400.0, n)
+    sign = np.where(np.arange(n) % 2 == 0, 1.0, -1.0)
+    rec = Recorder(["x"], n, MetricsConfig(steady_fraction=0.5))
+    everyone, nobody = np.ones(n, bool), np.zeros(n, bool)
+    for week in range(20):
+        day = 7.0 * week
+        rating = true + sign * (10.0 + 36.5 * day / 365.2425)
+        rec.checkpoint(
+            day, {"x": rating}, true, everyone, np.zeros(n, np.intp), nobody, nobody
+        )
+    row = rec.result().summary.iloc[0]
+    assert row["rmse_slope"] == pytest.approx(36.5)
+    assert row["spearman_slope"] == pytest.approx(0.0, abs=1e-9)

@@ -563,6 +563,20 @@ def test_shapes_and_dtypes(name: str, sc: Scenario) -> None:
 
 
 @pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(sc=scenarios())
+def test_is_rated_matches_the_published_ratings(name: str, sc: Scenario) -> None:
+    """``is_rated`` is ``rating`` not NaN, for any players, before and after rating."""
+    system = make_system(name)
+    state = new_state(system, sc)
+    players = np.concatenate([sc.games.white, sc.games.black])
+    for s in (state, system.rate(state, sc.games)):
+        rated = system.is_rated(s, players)
+        assert rated.dtype == np.bool_
+        np.testing.assert_array_equal(rated, ~np.isnan(system.rating(s)[players]))
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_empty_pool(name: str) -> None:
     """A pool of no players rates an empty batch and publishes an empty list."""
     system = make_system(name)

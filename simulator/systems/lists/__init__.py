@@ -19,6 +19,8 @@ Modules:
   table 8.1.2 in compiled loops;
 - :mod:`~simulator.systems.lists._pool`: unrated players' pool rows and the
   per-event rules (first events);
+- :mod:`~simulator.systems.lists.new_players`: what a list predicts for a
+  player it has not rated yet;
 - :mod:`~simulator.systems.lists.system`: :class:`ListSystem`, the systems'
   shared methods.
 """

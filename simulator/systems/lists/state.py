@@ -79,6 +79,10 @@ class ListRules:
     #: Whether ``pool_filter`` reads ``is_first``: if not, it gets all False
     #: (first events are not looked for).
     pool_filter_reads_first: bool = True
+    #: ``performance(sum_opponent_rating, n, points)``: the first-rating
+    #: formula without its minimum of games, for the ``"performance"``
+    #: prediction of unrated players (:mod:`~simulator.systems.lists.new_players`).
+    performance: InitialRule | None = None
 
     @property
     def table_bounds(self) -> tuple[float, float]:

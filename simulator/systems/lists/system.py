@@ -18,6 +18,7 @@ from simulator.systems._common import (
     list_day_after,
 )
 from simulator.systems.lists._by_table import _PD_BY_D, _expected_by_table
+from simulator.systems.lists.new_players import stand_in_ratings
 from simulator.systems.lists.period import rate_list_period
 from simulator.systems.lists.state import (
     ListRules,
@@ -33,12 +34,14 @@ class ListSystem:
     """What the list-based systems (FIDE, old-style FIDE) share beyond the rules.
 
     A mixin for their frozen dataclasses, which supply ``_rules`` (built in
-    ``__post_init__``), ``months`` and ``unrated_prediction``.
+    ``__post_init__``), ``months``, ``unrated_prediction`` and
+    ``new_player_prediction``.
     """
 
     _rules: ListRules
     months: int
     unrated_prediction: float
+    new_player_prediction: str
 
     @property
     def rules(self) -> ListRules:
@@ -89,23 +92,61 @@ class ListSystem:
     ) -> FloatArray:
         """White's PD on the list in force, with White's own cap.
 
-        Unrated players count as rated ``unrated_prediction`` here only.
+        Unrated players count as rated by the system's
+        ``new_player_prediction`` rule
+        (:func:`~simulator.systems.lists.new_players.stand_in_ratings`),
+        here only.
         """
         w = np.asarray(white, dtype=np.intp)
         b = np.asarray(black, dtype=np.intp)
         pred = self.unrated_prediction
         rules = self.rules
+        rating = self._prediction_ratings(state)
         if rules.expectation == "table" and w.ndim == 1 and b.shape == w.shape:
-            return _expected_by_table(
-                state.rating, w, b, pred, *rules.table_bounds, _PD_BY_D
-            )
+            return _expected_by_table(rating, w, b, pred, *rules.table_bounds, _PD_BY_D)
         # The games' players only, as a round is often far smaller than the
         # pool.
-        r_w = state.rating[w]
+        r_w = rating[w]
         r_w = np.where(np.isnan(r_w), pred, r_w)
-        r_b = state.rating[b]
+        r_b = rating[b]
         r_b = np.where(np.isnan(r_b), pred, r_b)
         return rules_expected(rules, r_w, r_b) / 100.0
+
+    def _prediction_ratings(self, state: ListState) -> FloatArray:
+        """The list, or the list with the stand-ins of unrated players.
+
+        The constant needs no array (the kernels fill NaN with it). The other
+        rules' stand-ins change only with a new list or pool, so they are
+        computed once per list, not per round: the last result is kept with
+        the arrays it was computed from (a state's arrays are never changed
+        in place; a new list is new arrays).
+        """
+        if self.new_player_prediction == "constant":
+            return state.rating
+        cached = self.__dict__.get("_stand_in_cache")
+        if (
+            cached is not None
+            and cached[0] is state.list_rating
+            and cached[1] is state.pool
+            and cached[2] is state.n_games
+        ):
+            ratings: FloatArray = cached[3]
+            return ratings
+        ratings = stand_in_ratings(
+            state.rating,
+            state.n_games,
+            state.pool,
+            rule=self.new_player_prediction,
+            constant=self.unrated_prediction,
+            performance=self.rules.performance,
+        )
+        # A cache, not a parameter: frozen dataclasses allow it this way.
+        object.__setattr__(
+            self,
+            "_stand_in_cache",
+            (state.list_rating, state.pool, state.n_games, ratings),
+        )
+        return ratings
 
     def rate(
         self,
