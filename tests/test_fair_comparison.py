@@ -22,7 +22,8 @@ arrival_rate = 0.3
 name = "otb"
 systems = [
     "fide",
-    { system = "fide", label = "fide, performance", new_player_prediction = "performance" },
+    { system = "fide", label = "fide, performance", \
+new_player_prediction = "performance" },
     "glicko2",
 ]
 """
@@ -56,8 +57,10 @@ def test_pair_types_partition_the_games(two_rules):
 
 
 def test_common_support_is_what_every_system_rates(two_rules):
-    """FIDE rates fewer players than Glicko-2: its own and common figures agree,
-    Glicko-2's common figures are over fewer players than its own."""
+    """FIDE rates fewer players than Glicko-2: own and common agree for FIDE.
+
+    Glicko-2's common figures are over fewer players than its own.
+    """
     s = two_rules["summary"].set_index("system")
     assert s.loc["fide", "rmse"] == s.loc["fide", "rmse_common"]
     assert s.loc["glicko2", "n_common"] == s.loc["fide", "n_common"]
