@@ -3,10 +3,11 @@
 A rating list has no rating for a newcomer until their first one is
 published (FIDE 8.2: five games against rated opponents, and so on), yet the
 simulator asks every system for a pre-game expected score of every game. The
-rule that fills the gap is a parameter of the system, ``new_player_prediction``
-(docs/rules.md, "Predictions for unrated players"), and it decides a large
-share of any comparison of predictions between a list system and a system
-that rates everyone from the first game (Glicko's 1500 with a large RD):
+rule that fills the gap is not in the regulations (they say nothing of
+predictions); here it is a parameter of the system, ``new_player_prediction``.
+It decides a large share of any comparison of predictions between a list
+system and a system that rates everyone from the first game (Glicko's 1500
+with a large RD):
 
 ``"constant"``
     Every unrated player counts as rated ``unrated_prediction`` (1550 by
