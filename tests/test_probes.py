@@ -7,6 +7,7 @@ fixture; they assert only what holds for every seed.
 
 from __future__ import annotations
 
+import itertools
 import math
 from pathlib import Path
 from typing import Any
@@ -235,6 +236,7 @@ def _grouped_recorder(config: MetricsConfig) -> Recorder:
 def test_groups_table_known_answers() -> None:
     """Per-group Kaplan-Meier N_t, converged shares and final errors by hand."""
     table = _grouped_recorder(MetricsConfig(min_at_risk=1)).result().groups
+    table = table[~table["group"].str.startswith("true ")]
     assert list(table["group"]) == ["g1", "g2", "empty"]
     assert list(table["system"]) == ["a"] * 3
     g1, g2, empty = (table.iloc[i] for i in range(3))
@@ -278,6 +280,9 @@ def test_no_groups_no_table() -> None:
 
 def _check_groups(groups: pd.DataFrame, summary: pd.DataFrame) -> None:
     """Invariants of one replicate's groups table."""
+    levels = groups["group"].str.startswith("true ")
+    _check_levels(groups[levels], summary)
+    groups = groups[~levels]
     names = ["probes at 1500", "probes at 2100", "other newcomers"]
     assert list(groups["group"]) == [g for g in names for _ in ("fide", "glicko2")]
     assert list(groups["system"]) == ["fide", "glicko2"] * 3
@@ -299,6 +304,19 @@ def _check_groups(groups: pd.DataFrame, summary: pd.DataFrame) -> None:
         assert row["final_error"] >= 0.0
 
 
+def _check_levels(levels: pd.DataFrame, summary: pd.DataFrame) -> None:
+    """The per-level groups: every band of MetricsConfig, splitting the newcomers."""
+    edges = MetricsConfig().band_edges
+    names = [f"true <{edges[0]:g}"]
+    names += [f"true {a:g}-{b:g}" for a, b in itertools.pairwise(edges)]
+    names += [f"true {edges[-1]:g}+"]
+    systems = list(summary["system"])
+    assert list(levels["group"]) == [g for g in names for _ in systems]
+    for system in systems:
+        n = levels.loc[levels["system"] == system, "n"].sum()
+        assert n == summary.loc[summary["system"] == system, "n_newcomers"].iloc[0]
+
+
 def test_run_groups_by_probe_level(seed: int) -> None:
     """A run with probes has a group per level and one of other newcomers."""
     config = parse_config(PROBES)
@@ -307,7 +325,7 @@ def test_run_groups_by_probe_level(seed: int) -> None:
     for r in results:
         _check_groups(r.groups, r.summary)
         # Probes arrive within the first quarter and play: most are measured.
-        probes = r.groups[r.groups["group"] != "other newcomers"]
+        probes = r.groups[r.groups["group"].str.startswith("probes")]
         assert (probes["n"] >= 8).all()
     combined = combine(results)
     g = combined.groups
@@ -322,13 +340,17 @@ def test_run_groups_by_probe_level(seed: int) -> None:
 
 
 def test_run_without_probes_has_no_groups(seed: int) -> None:
-    """Without probes there are no groups, and no 'other newcomers' either."""
+    """Without probes there are only the per-level groups, no 'other newcomers'."""
     lines = [
         line for line in PROBES.splitlines() if not line.startswith(("probe", "years"))
     ]
     config = parse_config("years = 0.3\n" + "\n".join(lines))
     result = run_replicate(config, np.random.default_rng(seed))["otb"]
-    assert result.groups.empty
+    if result.groups.empty:  # no newcomer played: no band either
+        assert (result.summary["n_newcomers"] == 0).all()
+    else:
+        assert result.groups["group"].str.startswith("true ").all()
+        _check_levels(result.groups, result.summary)
 
 
 def test_report_shows_convergence_by_group(seed: int, tmp_path: Path) -> None:

@@ -87,13 +87,41 @@ def _share(row: pd.Series, column: str) -> str:
     return text
 
 
-def _games(row: pd.Series, stem: str) -> str:
-    """N_t median with its interval and the converged share."""
-    value = float(row[f"{stem}_median"])
+def _km(row: pd.Series, column: str, digits: int) -> str:
+    """A Kaplan-Meier figure with its interval, or how often it was not reached.
+
+    Where no replicate is ``inf``: ``mean ± half-width`` (:func:`_with_interval`).
+    Where some are (``column_inf`` > 0, see
+    :class:`~simulator.evaluation.results.Summary`): the median across
+    replicates with its interval in brackets and the count not reached, or
+    "not reached" when the median is ``inf``.
+    """
+    value = float(row[column])
+    n_inf = float(row.get(f"{column}_inf", 0.0))
+    of = row.get("n_replicates")
+    counted = f"{n_inf:.0f} of {of:.0f}" if of is not None else f"{n_inf:.0f}"
     if math.isinf(value):
-        text = "not reached"
-    else:
-        text = _with_interval(row, f"{stem}_median", 1)
+        return f"not reached ({counted})" if n_inf > 0 else "not reached"
+    if not n_inf > 0:
+        return _with_interval(row, column, digits)
+    lo, hi = float(row[f"{column}_lo"]), float(row[f"{column}_hi"])
+    bounds = (
+        f" [{_number(lo, digits)}, {_number(hi, digits)}]"
+        if not (math.isnan(lo) or math.isnan(hi))
+        else ""
+    )
+    return f"{_number(value, digits)}{bounds} (median; {counted} not reached)"
+
+
+def _games(row: pd.Series, stem: str) -> str:
+    """N_t by both conventions, named, with intervals, and the converged share.
+
+    ``KM``: the Kaplan-Meier median (:func:`_km`); ``so far``: the median of
+    the "games so far if not converged" convention.
+    """
+    text = f"{_km(row, f'{stem}_median', 1)} KM"
+    if f"{stem}_so_far" in row.index:
+        text += f", {_with_interval(row, f'{stem}_so_far', 1)} so far"
     share = float(row[f"{stem}_converged"])
     if math.isfinite(share):
         text += f" ({share:.0%})"

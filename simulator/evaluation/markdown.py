@@ -19,6 +19,7 @@ import pandas as pd
 from simulator.evaluation.figures import FIGURES, _suffix
 from simulator.evaluation.formatting import (
     _SWEEP_HEADER,
+    _km,
     _markdown_table,
     _number,
     _share,
@@ -96,18 +97,24 @@ def _convergence_markdown(s: Summary) -> str:
     stems = [threshold_name(t) for t in s.thresholds]
     header = ["system"]
     for st in stems:
-        header += [f"{st.upper()} median", "quartiles", "converged"]
+        n = st.upper()
+        header += [
+            f"{n} (KM)",
+            f"{n} quartiles (KM)",
+            f"{n} (so far)",
+            f"{n} months (KM)",
+            f"{n} converged",
+        ]
     rows = []
     for _, row in s.summary.iterrows():
         cells = [str(row["system"])]
         for st in stems:
-            median = float(row[f"{st}_median"])
             cells += [
-                "not reached"
-                if math.isinf(median)
-                else _with_interval(row, f"{st}_median", 1),
+                _km(row, f"{st}_median", 1),
                 f"{_number(float(row[f'{st}_q25']), 1)} - "
                 f"{_number(float(row[f'{st}_q75']), 1)}",
+                _with_interval(row, f"{st}_so_far", 1),
+                _km(row, f"{st}_months", 1),
                 _share(row, f"{st}_converged"),
             ]
         rows.append(cells)
@@ -175,9 +182,19 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         "",
         f"{h} Convergence of newcomers",
         "",
-        "Games until the aligned error stays below each threshold: median and "
-        "quartiles across newcomers (inf: decided by newcomers not converged by "
-        "the end), and the converged share (± in percentage points).",
+        "Games until the aligned error stays below each threshold, two ways. "
+        "KM: the Kaplan-Meier median and quartiles across newcomers, a newcomer "
+        "not converged by the end being censored at the games played so far "
+        "(inf, 'not reached': decided by newcomers not converged). So far: the "
+        "median over newcomers of the games to converge, or the games played so "
+        "far for those not converged, the convention of most published "
+        "figures (lower than KM when newcomers are censored early). Months (KM): "
+        "the Kaplan-Meier median time from a newcomer's first checkpoint with "
+        "games to the checkpoint that began their run inside the threshold. "
+        "Converged: the share that got there (± in percentage points). Where "
+        "a KM figure was not reached in some replicates, the cell is the median "
+        "across replicates with a distribution-free interval in brackets (the "
+        "range below 6 replicates) and the count not reached.",
         "",
         _convergence_markdown(s),
         "",
@@ -206,9 +223,13 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         (
             s.groups,
             "Convergence by group",
-            "Games until the aligned error stays below each threshold (Kaplan-Meier "
-            "median, quartiles), the converged share, and the median aligned error "
-            "at the end (rating points), for each group of newcomers.",
+            "Games until the aligned error stays below each threshold (KM: "
+            "Kaplan-Meier median, quartiles and converged share; so far: the "
+            "'games so far if not converged' median), the KM months to converge, "
+            "and the median aligned error at the end (rating points), for each "
+            "group of newcomers, then for the newcomers by band of true strength "
+            "when they first played ('true 1400-1600': from 1400 to below "
+            "1600). Groups without newcomers are left out.",
             _groups_markdown,
         ),
         (
@@ -267,17 +288,24 @@ def _groups_markdown(s: Summary) -> str:
     g = s.groups
     stems = [threshold_name(t) for t in s.thresholds]
     header = ["group", "system", "newcomers"]
-    header += [f"N{t:g} (q25-q75)" for t in s.thresholds]
+    for t in s.thresholds:
+        header += [
+            f"N{t:g} KM (q25-q75; converged)",
+            f"N{t:g} (so far)",
+            f"N{t:g} months (KM)",
+        ]
     header += ["final error"]
     rows = []
-    for _, r in g.iterrows():
+    for _, r in g[g["n"] > 0].iterrows():
         row = [str(r["group"]), str(r["system"]), _number(r["n"], 0)]
         for stem in stems:
-            row.append(
-                f"{_with_interval(r, f'{stem}_median', 0)} "
+            row += [
+                f"{_km(r, f'{stem}_median', 0)} "
                 f"({_number(r[f'{stem}_q25'], 0)}-{_number(r[f'{stem}_q75'], 0)}; "
-                f"{_share(r, f'{stem}_converged')})"
-            )
+                f"{_share(r, f'{stem}_converged')})",
+                _with_interval(r, f"{stem}_so_far", 0),
+                _km(r, f"{stem}_months", 1),
+            ]
         row.append(_with_interval(r, "final_error", 1))
         rows.append(row)
     return _markdown_table(header, rows)

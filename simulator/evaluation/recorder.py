@@ -18,6 +18,7 @@ scales), :mod:`~simulator.evaluation.prediction` and
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Mapping, Sequence
 from functools import partial
@@ -40,7 +41,9 @@ from simulator.evaluation.convergence import (
     convergence_quantiles,
     curve_table,
     follow_newcomers,
+    months_to_converge,
     newcomer_errors,
+    so_far_median,
 )
 from simulator.evaluation.prediction import (
     ALL_PAIRS,
@@ -111,8 +114,9 @@ class Recorder:
 
     Notes
     -----
-    Memory: per system, ``len(thresholds)`` floats per player (convergence),
-    one float per player (the pending curve value), the error histogram of
+    Memory: per system, ``len(thresholds)`` doubles and as many float32 per
+    player (convergence: games and day of each run's start), one float per player
+    (the pending curve value), the error histogram of
     ``(curve_max_games + 1) x (n_error_bins + 1)`` counts, and a few floats per
     checkpoint (the time series). Nothing grows with the number of games.
 
@@ -196,6 +200,15 @@ class Recorder:
         # Convergence: games played when the current run inside each threshold
         # began (NaN = outside now), and who has ever been measured.
         self._entry = np.full((self.n_players, n_sys, n_thr), np.nan)
+        # The day that run began, each newcomer's first and last checkpoint
+        # with games (months to converge) and true strength at the first (the
+        # per-level groups).
+        self._entry_day = np.full(
+            (self.n_players, n_sys, n_thr), np.nan, dtype=np.float32
+        )
+        self._first_day = np.full(self.n_players, np.nan)
+        self._last_day_seen = np.full(self.n_players, np.nan)
+        self._first_true = np.full(self.n_players, np.nan)
         # How many thresholds each player is inside (the entries not NaN).
         self._inside = np.zeros((self.n_players, n_sys), dtype=np.int8)
         self._seen = np.zeros(self.n_players, dtype=bool)
@@ -347,8 +360,14 @@ class Recorder:
         checkpoint that began the current run of checkpoints with error below
         ``t``; a checkpoint with the error at ``t`` or above (or unrated) ends
         the run. At the end, that value is ``N_t``, and newcomers outside are
-        right-censored (``N_t = inf``). A player left out of ``newcomer`` (or
-        at zero games) at a checkpoint keeps their state unchanged.
+        right-censored at their games played (Kaplan-Meier), or count those
+        games (the "so far" convention). The day of that checkpoint, less the
+        day of the newcomer's first checkpoint with ``games_played > 0``, is
+        the time to converge (``nT_months``); the true strength at that first
+        checkpoint places the newcomer in a band of ``band_edges`` (the
+        per-level rows of the groups table). A player left out of
+        ``newcomer`` (or at zero games) at a checkpoint keeps their state
+        unchanged.
 
         The curve: each newcomer contributes, for every games count ``g`` in
         ``0..curve_max_games`` seen at some checkpoint, the error at the last
@@ -428,18 +447,24 @@ class Recorder:
             for key, values in self._series.items():
                 values.append(row[key])
         follow_newcomers(
+            day,
             newcomers,
             new,
             gp,
+            true,
             errors,
             np.asarray(cfg.thresholds),
             cfg.curve_max_games,
             cfg.curve_bin_width,
             cfg.curve_max_error,
             self._seen,
+            self._first_day,
+            self._first_true,
+            self._last_day_seen,
             self._last_games,
             self._last_error,
             self._entry,
+            self._entry_day,
             self._inside,
             self._pending_games,
             self._pending_error,
@@ -471,19 +496,9 @@ class Recorder:
         n_steady = max(1, math.ceil(cfg.steady_fraction * n_cp)) if n_cp else 0
         seen = np.flatnonzero(self._seen)
         rows: dict[str, list[float | str]] = {"system": list(systems)}
-        for j, t in enumerate(cfg.thresholds):
-            stem = threshold_name(t)
-            cols: list[list[float]] = [[], [], [], []]
-            for i in range(len(systems)):
-                figures = convergence_quantiles(
-                    self._entry[seen, i, j], self._last_games[seen], cfg.min_at_risk
-                )
-                for col, v in zip(cols, figures, strict=True):
-                    col.append(v)
-            for suffix, col in zip(
-                ["median", "q25", "q75", "converged"], cols, strict=True
-            ):
-                rows[f"{stem}_{suffix}"] = list(col)
+        by_system = [self._convergence(seen, i) for i in range(len(systems))]
+        for key in by_system[0]:
+            rows[key] = [figures[key] for figures in by_system]
         rows["n_newcomers"] = [float(seen.size)] * len(systems)
         for key in _STEADY:
             rows[key] = []
@@ -562,11 +577,64 @@ class Recorder:
         out = tail.groupby(["system", "band"], sort=False)[["rmse", "bias", "n"]].mean()
         return out.reset_index()
 
-    def _groups_table(self) -> pd.DataFrame:
-        """Convergence per named group of newcomers (Kaplan-Meier, as the summary)."""
+    def _convergence(self, members: IntArray, i: int) -> dict[str, float]:
+        """The ``nT_*`` columns of system ``i`` over the newcomers ``members``.
+
+        Per threshold stem ``nT``: ``nT_median``, ``nT_q25``, ``nT_q75``
+        (Kaplan-Meier), ``nT_converged``, ``nT_so_far`` (the "games so far if
+        not converged" median) and ``nT_months`` (Kaplan-Meier, months); see
+        :mod:`~simulator.evaluation.convergence`.
+        """
         cfg = self.config
+        out: dict[str, float] = {}
+        last_games = self._last_games[members]
+        first_day = self._first_day[members]
+        last_day = self._last_day_seen[members]
+        for j, t in enumerate(cfg.thresholds):
+            stem = threshold_name(t)
+            entry = self._entry[members, i, j]
+            figures = convergence_quantiles(entry, last_games, cfg.min_at_risk)
+            for suffix, v in zip(
+                ["median", "q25", "q75", "converged"], figures, strict=True
+            ):
+                out[f"{stem}_{suffix}"] = v
+            out[f"{stem}_so_far"] = so_far_median(entry, last_games)
+            out[f"{stem}_months"] = months_to_converge(
+                entry,
+                self._entry_day[members, i, j],
+                first_day,
+                last_day,
+                cfg.min_at_risk,
+            )
+        return out
+
+    def _level_groups(self) -> dict[str, BoolArray]:
+        """The newcomers seen, by band of true strength when first seen.
+
+        Bands of ``config.band_edges`` named ``"true <1400"``,
+        ``"true 1400-1600"`` (lower edge included, upper excluded), ...,
+        ``"true 2400+"``; every band is listed once some newcomer was seen,
+        none before.
+        """
+        if not self._seen.any():
+            return {}
+        edges = self.config.band_edges
+        # Those never seen (NaN) are in no band.
+        band = np.searchsorted(np.asarray(edges), self._first_true, side="right")
+        band = np.where(self._seen, band, -1)
+        names = [f"true <{edges[0]:g}"]
+        names += [f"true {a:g}-{b:g}" for a, b in itertools.pairwise(edges)]
+        names.append(f"true {edges[-1]:g}+")
+        return {name: band == k for k, name in enumerate(names)}
+
+    def _groups_table(self) -> pd.DataFrame:
+        """Convergence per named group of newcomers, then per true-strength band.
+
+        The named groups (probes) come first, then :meth:`_level_groups`; the
+        columns are those of the summary (:meth:`_convergence`).
+        """
         rows: list[dict[str, float | str]] = []
-        for group, mask in self.groups.items():
+        for group, mask in {**self.groups, **self._level_groups()}.items():
             members = np.flatnonzero(mask & self._seen)
             for i, name in enumerate(self.systems):
                 row: dict[str, float | str] = {
@@ -574,17 +642,7 @@ class Recorder:
                     "system": name,
                     "n": float(members.size),
                 }
-                for j, t in enumerate(cfg.thresholds):
-                    figures = convergence_quantiles(
-                        self._entry[members, i, j],
-                        self._last_games[members],
-                        cfg.min_at_risk,
-                    )
-                    stem = threshold_name(t)
-                    for suffix, v in zip(
-                        ["median", "q25", "q75", "converged"], figures, strict=True
-                    ):
-                        row[f"{stem}_{suffix}"] = v
+                row.update(self._convergence(members, i))
                 last = self._last_error[members, i]
                 row["final_error"] = (
                     float(np.median(last)) if members.size else math.nan

@@ -3,11 +3,15 @@
 A :class:`~simulator.evaluation.recorder.Recorder` turns what it recorded into
 a :class:`ReplicateResult` (one replicate and arena, as tables);
 :func:`combine` averages the replicates of an arena with Student-t confidence
-intervals into a :class:`Summary`, which the report reads.
+intervals into a :class:`Summary`, which the report reads. Kaplan-Meier
+figures that are ``inf`` (not reached) in some replicate have no mean: they
+are combined as the median across replicates with a distribution-free
+interval (:func:`median_interval`).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -15,8 +19,9 @@ import numpy as np
 import pandas as pd
 
 from simulator._validate import check_interval
+from simulator.evaluation.settings import threshold_name
 
-__all__ = ["ReplicateResult", "Summary", "combine"]
+__all__ = ["ReplicateResult", "Summary", "combine", "median_interval"]
 
 #: Columns that are counts: averaged over replicates, without an interval.
 _COUNTS = frozenset({"n", "n_games", "n_rated", "n_newcomers", "n_common"})
@@ -30,9 +35,23 @@ class ReplicateResult:
     ----------
     summary : pandas.DataFrame
         One row per system: ``system``; for each threshold stem ``nT`` (e.g.
-        ``n50``) ``nT_median``, ``nT_q25``, ``nT_q75`` (games, ``inf`` where
-        censored players decide the quantile) and ``nT_converged`` (share of
-        newcomers converged); ``n_newcomers``; the steady-state ``rmse``,
+        ``n50``), over the newcomers who have played:
+
+        * ``nT_median``, ``nT_q25``, ``nT_q75``: the Kaplan-Meier ("KM")
+          quantiles of ``N_t`` in games, a newcomer not converged by the end
+          being censored at the games played so far (``inf``, "not reached",
+          where censored players decide the quantile);
+        * ``nT_converged``: the share of newcomers converged;
+        * ``nT_so_far``: the median by the "games so far if not converged"
+          convention of most published figures (``N_t`` if converged, else
+          the games played so far; always finite, biased low where newcomers
+          are censored early);
+        * ``nT_months``: the KM median of the months (365.2425 / 12 days) from
+          the newcomer's first checkpoint with games to the checkpoint that
+          began their run inside the threshold (resolved to the checkpoint
+          interval).
+
+        Then ``n_newcomers``; the steady-state ``rmse``,
         ``mae``, ``spearman``, ``spread`` and ``offset``; ``drift_per_year``;
         ``log_loss``, ``brier`` and ``log_loss_excess`` (over the oracle).
     timeseries : pandas.DataFrame
@@ -55,9 +74,12 @@ class ReplicateResult:
         The convergence thresholds.
     groups : pandas.DataFrame
         Convergence of each named group of newcomers (e.g. probes of one true
-        strength): ``group``, ``system``, ``n``, the ``nT_*`` columns of the
-        summary and ``final_error`` (median aligned error at the last
-        checkpoint). Empty without groups.
+        strength), then of the newcomers by band of true strength when first
+        seen (groups ``"true <1400"``, ``"true 1400-1600"``, ..., ``"true
+        2400+"`` for the default ``band_edges``; lower edge included; every
+        band once any newcomer has played): ``group``, ``system``, ``n``, the
+        ``nT_*`` columns of the summary and ``final_error`` (median aligned
+        error at the last checkpoint). Empty without groups and newcomers.
     comparison : pandas.DataFrame
         Cross-arena comparisons filled in by the engine (see
         :func:`~simulator.evaluation.comparison.compare_ratings`); empty without them.
@@ -87,7 +109,12 @@ class Summary:
     Every figure column ``x`` of the replicate tables comes with ``x_lo`` and
     ``x_hi``, the bounds of the ``confidence`` interval of the mean across
     replicates (NaN with one replicate); counts (``n``, ``n_games``,
-    ``n_rated``, ``n_newcomers``) are averaged without an interval. Each table
+    ``n_rated``, ``n_newcomers``) are averaged without an interval. The
+    Kaplan-Meier columns of the summary and groups (``nT_median``,
+    ``nT_q25``, ``nT_q75``, ``nT_months``) also have ``x_inf``, the number of
+    replicates where ``x`` is ``inf`` (not reached); where it is above zero,
+    ``x`` is the median across replicates instead of the mean (``inf`` if half
+    or more are), and ``x_lo``/``x_hi`` its :func:`median_interval`. Each table
     has an ``n_replicates`` column: the replicates that have the row (a figure
     that is NaN in some of them is averaged over the others).
 
@@ -130,10 +157,46 @@ class Summary:
     bands: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
+def median_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
+    """Distribution-free interval of a median: order statistics of the sample.
+
+    For ``k`` values sorted ``x_(1) <= ... <= x_(k)``, the interval
+    ``[x_(j), x_(k+1-j)]`` holds the population median with probability
+    ``1 - 2 P(B < j)``, ``B ~ Binomial(k, 1/2)``, whatever the distribution
+    (Conover, *Practical Nonparametric Statistics*, 3rd ed., section 3.2);
+    ``j`` is the largest with at least ``confidence``. Below 6 values no ``j``
+    reaches 95 %: the interval is then the range, whose probability is
+    ``1 - 2^(1-k)`` (87.5 % with 4). ``inf`` values are allowed (an upper
+    bound ``inf`` says the median may not be reached); NaN values are left
+    out; NaN bounds with fewer than 2 values.
+
+    >>> median_interval(np.array([3.0, 1.0, np.inf, 2.0]), 0.95)
+    (1.0, inf)
+    >>> median_interval(np.arange(20.0), 0.95)
+    (5.0, 14.0)
+    """
+    x = np.sort(values[~np.isnan(values)])
+    k = x.size
+    if k < 2:
+        return np.nan, np.nan
+    # P(B < j) for j = 1 .. k//2: the cumulative binomial(k, 1/2).
+    below = np.cumsum([math.comb(k, i) for i in range(k // 2)]) / 2.0**k
+    ok = np.flatnonzero(1.0 - 2.0 * below >= confidence)
+    j = int(ok[-1]) + 1 if ok.size else 1
+    return float(x[j - 1]), float(x[k - j])
+
+
 def _aggregate(
-    frames: Sequence[pd.DataFrame], keys: list[str], confidence: float
+    frames: Sequence[pd.DataFrame],
+    keys: list[str],
+    confidence: float,
+    censored: frozenset[str] = frozenset(),
 ) -> pd.DataFrame:
-    """Mean of every figure column over replicates with a Student-t interval."""
+    """Mean of every figure column over replicates with a Student-t interval.
+
+    The ``censored`` columns get ``x_inf`` and, where some replicate is
+    ``inf``, the median and :func:`median_interval` (:class:`Summary`).
+    """
     # Imported here: scipy.stats takes 0.4 s to import, which every process
     # (a CLI call, a worker) would pay for this one function.
     from scipy import stats
@@ -162,8 +225,48 @@ def _aggregate(
         if c not in _COUNTS:
             columns[f"{c}_lo"] = m - half[c]
             columns[f"{c}_hi"] = m + half[c]
+        if c in censored:
+            # Each group's values, in the order of the means above.
+            per_group = grouped[c].agg(list).tolist()
+            _censored_column(columns, c, per_group, confidence)
     columns["n_replicates"] = grouped.size().to_numpy(dtype=np.int64)
     return pd.DataFrame(columns)
+
+
+def _censored_column(
+    columns: dict[str, object],
+    c: str,
+    per_group: list[list[float]],
+    confidence: float,
+) -> None:
+    """Median and its interval where column ``c`` is ``inf`` in a replicate.
+
+    A mean with an ``inf`` is ``inf`` and its Student-t interval NaN: the
+    finite replicates would be lost. The median across replicates keeps them,
+    and says "not reached" only when half or more replicates did not reach it.
+    """
+    n_inf = np.zeros(len(per_group), dtype=np.int64)
+    value = np.asarray(columns[c], dtype=np.float64).copy()
+    lo = np.asarray(columns[f"{c}_lo"], dtype=np.float64).copy()
+    hi = np.asarray(columns[f"{c}_hi"], dtype=np.float64).copy()
+    for g, group_values in enumerate(per_group):
+        x = np.asarray(group_values, dtype=np.float64)
+        n_inf[g] = int(np.isinf(x).sum())
+        if n_inf[g]:
+            finite = x[~np.isnan(x)]
+            value[g] = float(np.median(finite))
+            lo[g], hi[g] = median_interval(finite, confidence)
+    columns[c], columns[f"{c}_lo"], columns[f"{c}_hi"] = value, lo, hi
+    columns[f"{c}_inf"] = n_inf
+
+
+def _censored_columns(thresholds: Sequence[float]) -> frozenset[str]:
+    """The Kaplan-Meier columns of the summary and groups tables."""
+    return frozenset(
+        f"{threshold_name(t)}_{suffix}"
+        for t in thresholds
+        for suffix in ("median", "q25", "q75", "months")
+    )
 
 
 def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Summary:
@@ -180,7 +283,8 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
     -------
     Summary
         Every figure ``x`` averaged over the replicates where it is defined
-        (NaN values are left out; an ``inf`` makes the mean ``inf``), with
+        (NaN values are left out; an ``inf`` makes the mean ``inf``, but the
+        Kaplan-Meier columns are then the median, see :class:`Summary`), with
         ``x_lo``/``x_hi`` the Student-t interval
         ``mean +- t_{(1+confidence)/2, k-1} * sd / sqrt(k)`` over those ``k``
         replicates (NaN when ``k < 2``). The time series, calibration bins and
@@ -208,8 +312,11 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
                 f"Replicates must share systems and thresholds: {systems!r} and "
                 f"{thresholds!r}, but one has {r.systems!r} and {r.thresholds!r}."
             )
+    censored = _censored_columns(thresholds)
     return Summary(
-        summary=_aggregate([r.summary for r in results], ["system"], confidence),
+        summary=_aggregate(
+            [r.summary for r in results], ["system"], confidence, censored
+        ),
         timeseries=_aggregate(
             [r.timeseries for r in results], ["day", "system"], confidence
         ),
@@ -231,7 +338,7 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         systems=systems,
         thresholds=thresholds,
         groups=_aggregate_optional(
-            [r.groups for r in results], ["group", "system"], confidence
+            [r.groups for r in results], ["group", "system"], confidence, censored
         ),
         comparison=_in_band_order(
             _aggregate_optional(
@@ -247,13 +354,16 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
 
 
 def _aggregate_optional(
-    frames: Sequence[pd.DataFrame], keys: list[str], confidence: float
+    frames: Sequence[pd.DataFrame],
+    keys: list[str],
+    confidence: float,
+    censored: frozenset[str] = frozenset(),
 ) -> pd.DataFrame:
     """:func:`_aggregate` for tables that may be empty in every replicate."""
     kept = [f for f in frames if not f.empty]
     if not kept:
         return pd.DataFrame()
-    return _aggregate(kept, keys, confidence)
+    return _aggregate(kept, keys, confidence, censored)
 
 
 def _in_band_order(table: pd.DataFrame) -> pd.DataFrame:

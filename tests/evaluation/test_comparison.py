@@ -382,7 +382,9 @@ def test_report_without_comparison_or_groups(tmp_path: Path) -> None:
     rec.record_games({"a": [0.5]}, [0.6], [1.0])
     true = np.array([1500.0, 1600.0, 1700.0])
     ones = np.ones(3, dtype=bool)
-    rec.checkpoint(7.0, {"a": true}, true, ones, np.array([1, 1, 0]), ones, ones)
+    # No newcomers: no per-level groups either.
+    none = np.zeros(3, dtype=bool)
+    rec.checkpoint(7.0, {"a": true}, true, ones, np.array([1, 1, 0]), none, ones)
     out = write_report(
         tmp_path / "out",
         combine([rec.result()]),
