@@ -157,7 +157,7 @@ def test_curve_variant_overrides_the_arena() -> None:
     points = expand(config)
     assert [p.config.arena[0].curve for p in points] == ["fitted", "normal"]
     bad = '[[arena]]\n[[variant]]\nname = "x"\nset = { "arena.0.curve" = "probit" }\n'
-    with pytest.raises(ConfigError, match="'x'.*'curve'.*'probit'"):
+    with pytest.raises(ConfigError, match=r"'x'.*'curve'.*'probit'"):
         expand(parse_config(bad))
 
 

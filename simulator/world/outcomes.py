@@ -28,13 +28,13 @@ rating system is right by construction (issue 16, "Truth curves"). With
     Read as ``logistic(z)``, the fit would be 1.18 times steeper than the Elo
     curve at 2000 and up to 0.05 (level 1650) to 0.15 (level 2650) above the
     expected scores E11 prints for the fit; its own mean reproduces them
-    (gaps 100 to 800, level bands 1600-2699) within 0.0005. So the fitted world plays the
-    fit's own model, draws included, and its expected score is flatter than
-    the Elo curve at every level (E11: table 8.1.2 is steeper near equal
-    ratings by a factor 1.31 to 1.82, most at the top), even though ``kappa``
-    itself is below 1 at club level (0.81 at 1200) and above it at the top
+    (gaps 100 to 800, level bands 1600-2699) within 0.0005. So the fitted
+    world plays the fit's own model, draws included. Its expected score is
+    flatter than the Elo curve at every level (E11: table 8.1.2 is steeper
+    near equal ratings by a factor 1.31 to 1.82, most at the top), though
+    ``kappa`` is below 1 at club level (0.81 at 1200) and above it at the top
     (1.71 at 2800), as WORLD.md says: at the top the weaker side draws more
-    and loses less.
+    and loses less, so wins and losses are steeper while the mean is flatter.
 
     The draw term ``nu`` is the v2 fit's own (E11's alpha, beta, gamma and
     draw tail mu); WORLD.md holds only the earlier (L) E2 draw fit, whose
