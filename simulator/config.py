@@ -44,7 +44,7 @@ import tomli_w
 from simulator._validate import check_choice, check_interval
 from simulator.evaluation.settings import MetricsConfig
 from simulator.systems import SYSTEMS, RatingSystem, make_system
-from simulator.world.outcomes import OutcomeModel
+from simulator.world.outcomes import CURVES, OutcomeModel
 from simulator.world.population_config import PopulationConfig
 
 __all__ = [
@@ -254,6 +254,15 @@ class ArenaConfig:
         system.
     outcomes : str, default "otb"
         The outcome model preset: ``"otb"`` or ``"online"``.
+    curve : str, optional
+        White's expected-score curve under that preset (issue 16, "Truth
+        curves"; :class:`~simulator.world.outcomes.OutcomeModel`):
+        ``"logistic"`` (the Elo curve), ``"normal"`` (the curve behind FIDE's
+        table 8.1.2, RULES.md section 1) or ``"fitted"`` (the level-dependent
+        fit of real OTB results, WORLD.md "Draws and White's edge", (L) E14
+        "v2"). By default ``"fitted"`` for ``"otb"`` and ``"logistic"`` for
+        ``"online"`` (WORLD.md has no online fit). Filled in when the config
+        is built, so a variant that changes ``outcomes`` sets ``curve`` too.
     schedule : ScheduleConfig
         Who plays when.
     seeding : SeedingConfig
@@ -264,6 +273,7 @@ class ArenaConfig:
     systems: tuple[SystemSpec, ...] = tuple(SystemSpec(s) for s in DEFAULT_SYSTEMS)
     pairing_rating: str = ""
     outcomes: str = "otb"
+    curve: str = ""
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     seeding: SeedingConfig = field(default_factory=SeedingConfig)
 
@@ -280,10 +290,16 @@ class ArenaConfig:
             "ArenaConfig", "pairing_rating", self.pairing_rating, (*labels, "true")
         )
         check_choice("ArenaConfig", "outcomes", self.outcomes, ("otb", "online"))
+        if self.curve == "":
+            default = "fitted" if self.outcomes == "otb" else "logistic"
+            object.__setattr__(self, "curve", default)
+        check_choice("ArenaConfig", "curve", self.curve, CURVES)
 
     def outcome_model(self) -> OutcomeModel:
-        """The arena's outcome model."""
-        return OutcomeModel.otb() if self.outcomes == "otb" else OutcomeModel.online()
+        """The arena's outcome model: the ``outcomes`` preset with ``curve``."""
+        if self.outcomes == "otb":
+            return OutcomeModel.otb(curve=self.curve)
+        return OutcomeModel.online(curve=self.curve)
 
 
 @dataclass(frozen=True)

@@ -124,6 +124,43 @@ def test_pairing_rating_defaults_to_the_first_system() -> None:
     assert config.arena[0].pairing_rating == "glicko2"
 
 
+def test_curve_defaults_by_preset_and_reaches_the_model() -> None:
+    """OTB worlds default to the fitted curve, online ones to the logistic."""
+    config = parse_config(
+        '[[arena]]\nname = "a"\n[[arena]]\nname = "b"\noutcomes = "online"\n'
+        '[[arena]]\nname = "c"\ncurve = "logistic"\n'
+        '[[arena]]\nname = "d"\noutcomes = "online"\ncurve = "normal"\n'
+    )
+    curves = [(a.curve, a.outcome_model().curve) for a in config.arena]
+    assert curves == [
+        ("fitted", "fitted"),
+        ("logistic", "logistic"),
+        ("logistic", "logistic"),
+        ("normal", "normal"),
+    ]
+    online = config.arena[3].outcome_model()
+    assert online.white_advantage == 11.8
+    assert online.draw_intercept == -2.244
+    # The resolved curve is written with the config and read back.
+    assert parse_config(dump_config(config)) == config
+
+
+def test_curve_variant_overrides_the_arena() -> None:
+    """A [[variant]] sets arena.0.curve through the dotted-key mechanism."""
+    from simulator.config import expand
+
+    config = parse_config(
+        '[[arena]]\nsystems = ["elo"]\n'
+        '[[variant]]\nname = "fitted"\n'
+        '[[variant]]\nname = "normal"\nset = { "arena.0.curve" = "normal" }\n'
+    )
+    points = expand(config)
+    assert [p.config.arena[0].curve for p in points] == ["fitted", "normal"]
+    bad = '[[arena]]\n[[variant]]\nname = "x"\nset = { "arena.0.curve" = "probit" }\n'
+    with pytest.raises(ConfigError, match=r"'x'.*'curve'.*'probit'"):
+        expand(parse_config(bad))
+
+
 @pytest.mark.parametrize("date", ["2024-02-29", "1999-12-31", "2030-01-01"])
 def test_valid_start_dates(date: str) -> None:
     """Real calendar dates in YYYY-MM-DD form are accepted as given."""
@@ -233,6 +270,10 @@ def test_wrong_type_names_key_and_value(text: str, needles: tuple[str, ...]) -> 
         (
             "[[arena]]\noutcomes = 'blitz'\n",
             ("arena[0]", "'outcomes'", "'blitz'"),
+        ),
+        (
+            "[[arena]]\ncurve = 'sigmoid'\n",
+            ("arena[0]", "'curve'", "'sigmoid'", "'fitted'"),
         ),
         (
             "[[arena]]\n[arena.schedule]\nkind = 'arena'\n",

@@ -28,7 +28,26 @@ def rng(seed: int) -> np.random.Generator:
     return np.random.default_rng(seed)
 
 
-@pytest.mark.parametrize("model", [OutcomeModel.otb(), OutcomeModel.online()])
+#: The presets under each curve (the default OTB world is the fitted one).
+PRESETS = [
+    OutcomeModel.otb(),
+    OutcomeModel.otb("logistic"),
+    OutcomeModel.otb("normal"),
+    OutcomeModel.online(),
+    OutcomeModel.online("fitted"),
+    OutcomeModel.online("normal"),
+]
+PRESET_IDS = [
+    "otb-fitted",
+    "otb-logistic",
+    "otb-normal",
+    "online-logistic",
+    "online-fitted",
+    "online-normal",
+]
+
+
+@pytest.mark.parametrize("model", PRESETS, ids=PRESET_IDS)
 @pytest.mark.parametrize("difference", [-800.0, -300.0, -35.0, 0.0, 150.0, 600.0])
 def test_mean_score_matches_expected_score(
     model: OutcomeModel, difference: float, rng: np.random.Generator
@@ -85,7 +104,7 @@ def test_draw_rate_falls_with_gap(level: float) -> None:
     assert np.all(np.diff(black_stronger[gap >= 2 * WHITE_ADVANTAGE]) < 0)
 
 
-@pytest.mark.parametrize("model", [OutcomeModel.otb(), OutcomeModel.online()])
+@pytest.mark.parametrize("model", PRESETS, ids=PRESET_IDS)
 def test_probabilities_valid_for_extreme_gaps(model: OutcomeModel) -> None:
     """Probabilities lie in [0, 1], sum to 1 and keep the mean, even at 3000 points."""
     level = np.linspace(-1000.0, 5000.0, 61)[:, None]
@@ -100,9 +119,11 @@ def test_probabilities_valid_for_extreme_gaps(model: OutcomeModel) -> None:
     np.testing.assert_allclose(
         p_win + p_draw / 2, model.expected_score(white, black), rtol=0, atol=1e-12
     )
-    # 3000 points apart, the stronger side all but always wins.
-    assert np.all(p_win[:, diff == 3000.0] > 0.999)
-    assert np.all(p_loss[:, diff == -3000.0] > 0.999)
+    # 3000 points apart, the stronger side all but always wins (the fitted
+    # slope, extrapolated to a mean level below 0, is too flat for that).
+    real = level[:, 0] >= 0
+    assert np.all(p_win[real][:, diff == 3000.0] > 0.999)
+    assert np.all(p_loss[real][:, diff == -3000.0] > 0.999)
 
 
 def test_expected_score_is_elo_logistic_with_white_advantage() -> None:
@@ -180,8 +201,37 @@ def test_online_preset_has_few_draws(rng: np.random.Generator) -> None:
 
 
 def test_otb_preset_is_the_defaults() -> None:
-    """OutcomeModel.otb() equals OutcomeModel()."""
-    assert OutcomeModel.otb() == OutcomeModel()
+    """OutcomeModel.otb() is the fitted curve; otb("logistic") the bare defaults."""
+    assert OutcomeModel.otb() == OutcomeModel(curve="fitted")
+    assert OutcomeModel.otb("logistic") == OutcomeModel()
+    assert OutcomeModel().curve == "logistic"
+    assert OutcomeModel.online().curve == "logistic"
+
+
+def test_draw_parameters_default_to_the_curves_own_fit() -> None:
+    """Not given, the draw terms are (L) E2's, or the v2 fit's under "fitted"."""
+    e2 = (0.286, 0.498, 0.291, 0.0)
+    v2 = (0.249, 0.609, 0.263, 0.076)
+    names = ("draw_intercept", "draw_level_slope", "draw_gap_slope", "draw_tail")
+    for curve, values in (("logistic", e2), ("normal", e2), ("fitted", v2)):
+        model = OutcomeModel(curve=curve)
+        assert tuple(getattr(model, n) for n in names) == values
+    # Given values win, and the draw curve follows them.
+    given = OutcomeModel(curve="fitted", draw_intercept=-1.0)
+    assert given.draw_intercept == -1.0 and given.draw_level_slope == 0.609
+    assert given.draw_curve(1800, 1800) < OutcomeModel.otb().draw_curve(1800, 1800)
+    # The online preset keeps its draws under every curve.
+    for curve in ("logistic", "normal", "fitted"):
+        online = OutcomeModel.online(curve)
+        assert abs(float(online.probabilities(1500.0, 1500.0)[1]) - 0.027) < 0.003
+
+
+@pytest.mark.parametrize("level", [1500.0, 1900.0, 2300.0, 2500.0, 2650.0])
+def test_fitted_draw_rates_by_level(level: float) -> None:
+    """The fitted curve's draws at equal strengths are near WORLD.md's by level."""
+    published = {1500.0: 0.23, 1900.0: 0.34, 2300.0: 0.45, 2500.0: 0.58, 2650.0: 0.62}
+    p_draw = float(OutcomeModel.otb().probabilities(level, level)[1])
+    assert abs(p_draw - published[level]) <= 0.04
 
 
 def test_sample_takes_one_uniform_per_game(seed: int) -> None:
@@ -241,13 +291,18 @@ def test_sample_requires_a_generator(bad: object) -> None:
         ("white_advantage", np.inf),
         ("white_advantage", "35"),
         ("draw_intercept", -np.inf),
-        ("draw_intercept", None),
+        ("draw_intercept", "0.3"),
         ("draw_level_slope", np.nan),
         ("draw_level_slope", True),
         ("draw_gap_slope", -0.1),
         ("gap_scale", 0.0),
         ("gap_scale", -1.212),
         ("reference_level", np.inf),
+        ("curve", "probit"),
+        ("curve", None),
+        ("draw_tail", np.nan),
+        ("fitted_slope", 0.0),
+        ("fitted_slope_level", -np.inf),
     ],
 )
 def test_invalid_parameters_raise(name: str, value: object) -> None:
