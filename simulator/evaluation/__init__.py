@@ -9,8 +9,9 @@
   :mod:`~simulator.evaluation.convergence` (newcomers, Kaplan-Meier, the curve);
 - :mod:`~simulator.evaluation.results`: a replicate's tables and their
   combination across replicates, with :mod:`~simulator.evaluation.paired`'s
-  differences of each system to a reference, paired over replicates; :mod:`~simulator.evaluation.comparison`: two
-  systems' ratings of the same players compared;
+  differences of each system to a reference, paired over replicates;
+  :mod:`~simulator.evaluation.comparison`: two systems' ratings of the same
+  players compared;
 - :mod:`~simulator.evaluation.formatting`: the tables as text (cells with
   intervals, the terminal tables);
 - :mod:`~simulator.evaluation.markdown`: the text of ``report.md`` and

@@ -7,8 +7,9 @@ arena's reference system (:mod:`~simulator.evaluation.paired_tables`), the
 flatness of the steady-state metrics where their slopes were recorded (and
 the error by strength band, the convergence by group and the cross-arena
 comparison where the run recorded them), the figures, a glossary of the
-columns, and how to reproduce the run with the package versions. ``sweep.md`` holds every point of a sweep side by side, the failed
-tasks and how to reproduce the sweep. The cells are those of
+columns, and how to reproduce the run with the package versions.
+``sweep.md`` holds every point of a sweep side by side, the failed tasks and
+how to reproduce the sweep. The cells are those of
 :mod:`~simulator.evaluation.formatting`.
 """
 

@@ -19,7 +19,9 @@ the difference ``d_i = x_i(system) - x_i(reference)`` and summarises the
   Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13).
 
 The bootstrap's generator is seeded from the differences themselves and the
-row's name, so the same replicates give the same interval in every run.
+row's name, so the same replicates give the same interval in every run. With
+few replicates its interval is close to the range of the differences (with
+three, the smallest and largest mean of a resample): honest, not narrow.
 :func:`paired_differences` builds the long table
 :attr:`~simulator.evaluation.results.Summary.paired` from the replicate tables.
 """

@@ -135,9 +135,13 @@ def accuracy_markdown(s: Summary) -> str:
                 if c not in r:
                     row += ["n/a", "n/a"]
                     continue
+                # Differences between good systems' rank figures are small:
+                # one digit more than the figure's.
                 row += [
                     _with_interval(r, c, digits, sign=sign),
-                    delta_cell(s, index, ("summary", "", system, c), digits),
+                    delta_cell(
+                        s, index, ("summary", "", system, c), digits + (digits > 2)
+                    ),
                 ]
             rows.append(row)
     return _markdown_table(header, rows)

@@ -228,6 +228,7 @@ def test_run_writes_the_results_folder(small_runs: tuple[Path, Path, Path]) -> N
         "versions.json",
         *(f"{t}.csv" for t in REPORT_TABLES),
         "bands.csv",
+        "paired.csv",  # each arena's systems against its reference
         *pngs,
     }
     assert names == expected
