@@ -252,6 +252,9 @@ class ArenaConfig:
         Label of the system whose rating pairs players (Swiss order, online
         window), or ``"true"`` for the true strength; by default the first
         system.
+    reference : str
+        Label of the system the report compares every other system with
+        (paired differences over replicates); by default the first system.
     outcomes : str, default "otb"
         The outcome model preset: ``"otb"`` or ``"online"``.
     curve : str, optional
@@ -272,6 +275,7 @@ class ArenaConfig:
     name: str = "otb"
     systems: tuple[SystemSpec, ...] = tuple(SystemSpec(s) for s in DEFAULT_SYSTEMS)
     pairing_rating: str = ""
+    reference: str = ""
     outcomes: str = "otb"
     curve: str = ""
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
@@ -289,6 +293,9 @@ class ArenaConfig:
         check_choice(
             "ArenaConfig", "pairing_rating", self.pairing_rating, (*labels, "true")
         )
+        if not self.reference:
+            object.__setattr__(self, "reference", labels[0])
+        check_choice("ArenaConfig", "reference", self.reference, tuple(labels))
         check_choice("ArenaConfig", "outcomes", self.outcomes, ("otb", "online"))
         if self.curve == "":
             default = "fitted" if self.outcomes == "otb" else "logistic"

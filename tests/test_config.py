@@ -161,6 +161,17 @@ def test_curve_variant_overrides_the_arena() -> None:
         expand(parse_config(bad))
 
 
+def test_reference_defaults_to_the_first_system_and_round_trips() -> None:
+    """Without reference an arena compares with its first system; a set one stays."""
+    config = parse_config('[[arena]]\nsystems = ["glicko2", "fide"]\n')
+    assert config.arena[0].reference == "glicko2"
+    config = parse_config(
+        '[[arena]]\nsystems = ["glicko2", "fide"]\nreference = "fide"\n'
+    )
+    assert config.arena[0].reference == "fide"
+    assert parse_config(dump_config(config)).arena[0].reference == "fide"
+
+
 @pytest.mark.parametrize("date", ["2024-02-29", "1999-12-31", "2030-01-01"])
 def test_valid_start_dates(date: str) -> None:
     """Real calendar dates in YYYY-MM-DD form are accepted as given."""
@@ -266,6 +277,14 @@ def test_wrong_type_names_key_and_value(text: str, needles: tuple[str, ...]) -> 
         (
             "[[arena]]\nsystems = ['elo']\npairing_rating = 'fide'\n",
             ("arena[0]", "'pairing_rating'", "'fide'", "'elo'", "'true'"),
+        ),
+        (
+            "[[arena]]\nsystems = ['elo', 'fide']\nreference = 'glicko2'\n",
+            ("arena[0]", "'reference'", "'glicko2'", "'elo'", "'fide'"),
+        ),
+        (
+            "[[arena]]\nsystems = ['elo']\nreference = 'true'\n",
+            ("arena[0]", "'reference'", "'true'", "'elo'"),
         ),
         (
             "[[arena]]\noutcomes = 'blitz'\n",

@@ -8,12 +8,15 @@
   :mod:`~simulator.evaluation.prediction` (log loss, calibration) and
   :mod:`~simulator.evaluation.convergence` (newcomers, Kaplan-Meier, the curve);
 - :mod:`~simulator.evaluation.results`: a replicate's tables and their
-  combination across replicates; :mod:`~simulator.evaluation.comparison`: two
-  systems' ratings of the same players compared;
+  combination across replicates, with :mod:`~simulator.evaluation.paired`'s
+  differences of each system to a reference, paired over replicates;
+  :mod:`~simulator.evaluation.comparison`: two systems' ratings of the same
+  players compared;
 - :mod:`~simulator.evaluation.formatting`: the tables as text (cells with
   intervals, the terminal tables);
 - :mod:`~simulator.evaluation.markdown`: the text of ``report.md`` and
-  ``sweep.md``;
+  ``sweep.md``, with :mod:`~simulator.evaluation.paired_tables`' comparison
+  tables (differences to the reference, own and common support, flatness);
 - :mod:`~simulator.evaluation.figures`: the PNG figures;
 - :mod:`~simulator.evaluation.report`: the results folders of a run and of a
   sweep, written whole or not at all.

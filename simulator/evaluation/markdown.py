@@ -1,11 +1,15 @@
 """The text of a results folder: ``report.md`` and a sweep's ``sweep.md``.
 
 ``report.md`` holds the title and seed, then for each arena the summary,
-prediction, convergence and drift tables (and the error by strength band,
-the convergence by group and the cross-arena comparison where the run
-recorded them), the figures, and how to reproduce the run with the package
-versions. ``sweep.md`` holds every point of a sweep side by side, the failed
-tasks and how to reproduce the sweep. The cells are those of
+accuracy (own and common support), prediction (by pair type where recorded),
+convergence and drift tables, each system beside its paired difference to the
+arena's reference system (:mod:`~simulator.evaluation.paired_tables`), the
+flatness of the steady-state metrics where their slopes were recorded (and
+the error by strength band, the convergence by group and the cross-arena
+comparison where the run recorded them), the figures, a glossary of the
+columns, and how to reproduce the run with the package versions.
+``sweep.md`` holds every point of a sweep side by side, the failed tasks and
+how to reproduce the sweep. The cells are those of
 :mod:`~simulator.evaluation.formatting`.
 """
 
@@ -27,9 +31,21 @@ from simulator.evaluation.formatting import (
     _system_rows,
     _with_interval,
 )
-from simulator.evaluation.prediction import ALL_PAIRS
+from simulator.evaluation.paired_tables import (
+    accuracy_markdown,
+    columns_glossary,
+    delta_cell,
+    delta_header,
+    drift_markdown,
+    flatness_markdown,
+    has_common,
+    pair_types_markdown,
+    paired_index,
+    paired_note,
+    prediction_markdown,
+)
 from simulator.evaluation.results import Summary
-from simulator.evaluation.settings import COIN_FLIP, ORACLE, threshold_name
+from simulator.evaluation.settings import threshold_name
 
 #: Games at which the report tabulates the newcomers' median error.
 _CURVE_GAMES = (0, 5, 10, 20, 30, 50, 100, 150)
@@ -60,37 +76,21 @@ def _summary_markdown(s: Summary) -> str:
         "log loss",
         "Brier",
     ]
-    return _markdown_table(header, _system_rows(s, stems, _SUMMARY_COLUMNS))
+    rows = _system_rows(s, stems, _SUMMARY_COLUMNS)
+    if not s.paired.empty:
+        # The two headline differences; paired_tables' tables have the rest.
+        index = paired_index(s)
+        header += [delta_header(s, "RMSE"), delta_header(s, "log loss")]
+        for row in rows:
+            row += [
+                delta_cell(s, index, ("summary", "", row[0], "rmse"), 1),
+                delta_cell(s, index, ("summary", "", row[0], "log_loss"), 4),
+            ]
+    return _markdown_table(header, rows)
 
 
 def _prediction_markdown(s: Summary) -> str:
-    header = [
-        "predictor",
-        "games per replicate",
-        "log loss",
-        "excess over oracle",
-        "Brier",
-    ]
-    rows = []
-    table = s.prediction
-    if "pairs" in table:
-        table = table[table["pairs"] == ALL_PAIRS]
-    for _, row in table.iterrows():
-        name = str(row["system"])
-        if name == ORACLE:
-            name = "oracle (true strengths)"
-        elif name == COIN_FLIP:
-            name = "coin flip (E = 0.5)"
-        rows.append(
-            [
-                name,
-                _number(float(row["n_games"]), 0),
-                _with_interval(row, "log_loss", 4),
-                _with_interval(row, "log_loss_excess", 4, sign=True),
-                _with_interval(row, "brier", 4),
-            ]
-        )
-    return _markdown_table(header, rows)
+    return prediction_markdown(s)
 
 
 def _convergence_markdown(s: Summary) -> str:
@@ -142,8 +142,7 @@ def _curve_markdown(s: Summary) -> str:
 
 
 def _drift_markdown(s: Summary) -> str:
-    header = ["system", "drift (points / year)"]
-    return _markdown_table(header, _system_rows(s, [], [("drift_per_year", 2, True)]))
+    return drift_markdown(s)
 
 
 def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]:
@@ -169,17 +168,34 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         "least-squares "
         "slope of a fixed cohort's mean(rating - true) in points per year. " + interval,
         "",
+        *([paired_note(s), ""] if s.reference and not s.paired.empty else []),
         _summary_markdown(s),
         "",
+        f"{h} Accuracy, paired",
+        "",
+        "Steady-state accuracy of each system"
+        + (
+            " on its own rated players and on the common support (the players "
+            "every system of the arena rates)"
+            if has_common(s)
+            else ""
+        )
+        + ", with the paired difference to the reference.",
+        "",
+        accuracy_markdown(s),
+        "",
+        *_flatness_part(s, h),
         f"{h} Prediction",
         "",
         "Log loss (natural log) and Brier score of each system's pre-game expected "
         "score for White, beside the oracle that knows the true strengths (the "
         "floor) and a coin flip. Excess is the difference from the oracle on the "
-        "same games.",
+        "same games. Δ is the paired difference to the reference on the same "
+        "games.",
         "",
         _prediction_markdown(s),
         "",
+        *_pair_types_part(s),
         f"{h} Convergence of newcomers",
         "",
         "Games until the aligned error stays below each threshold, two ways. "
@@ -259,6 +275,37 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         if not s.comparison.empty:
             parts += [f"![Conversion between systems](conversion{suffix}.png)", ""]
     return parts
+
+
+def _flatness_part(s: Summary, h: str) -> list[str]:
+    """The flatness check of the steady-state metrics, where slopes were recorded."""
+    table = flatness_markdown(s)
+    if not table:
+        return []
+    return [
+        f"{h} Steady state: flatness",
+        "",
+        "Slope of each steady-state metric over its window, per year, with its "
+        f"{s.confidence:.0%} Student-t interval over replicates: flat when the "
+        "interval contains 0.",
+        "",
+        table,
+        "",
+    ]
+
+
+def _pair_types_part(s: Summary) -> list[str]:
+    """Log loss by pair type, where the prediction table has the split."""
+    table = pair_types_markdown(s)
+    if not table:
+        return []
+    return [
+        "Log loss by pair type (who was rated before the game), with the paired "
+        "difference to the reference on the same games:",
+        "",
+        table,
+        "",
+    ]
 
 
 def _bands_markdown(s: Summary) -> str:
@@ -363,6 +410,12 @@ def _report_markdown(
         level = "###" if arena else "##"
         parts += _arena_markdown(s, _suffix(arena, arenas), figures, level)
     files = ", ".join(f"`{t}.csv`" for t in tables)
+    parts += [
+        "## Columns",
+        "",
+        columns_glossary(),
+        "",
+    ]
     parts += [
         "## Reproduce",
         "",

@@ -4,6 +4,8 @@
 
     report.md          title, tables, figures, seed, versions, how to reproduce
     summary.csv  timeseries.csv  prediction.csv  calibration.csv  convergence.csv
+    paired.csv         each system's paired difference to the reference
+    groups.csv  comparison.csv  bands.csv   where the run recorded them
     error_vs_games.png  rmse_over_time.png  calibration.png  offset_over_time.png
     config.toml  seed.txt  versions.json
 
@@ -39,6 +41,7 @@ from simulator.evaluation.markdown import _report_markdown, _sweep_markdown
 from simulator.evaluation.results import Summary
 
 __all__ = [
+    "OPTIONAL_TABLES",
     "SWEEP_COLUMNS",
     "TABLES",
     "sweep_table",
@@ -48,6 +51,10 @@ __all__ = [
 
 #: The CSV tables of a results folder (attributes of :class:`Summary`).
 TABLES = ("summary", "timeseries", "prediction", "calibration", "convergence")
+#: The CSV tables written only where a run recorded them: the convergence of
+#: groups, the cross-arena comparison, the error by band and the paired
+#: differences to the reference (:attr:`Summary.paired`).
+OPTIONAL_TABLES = ("groups", "comparison", "bands", "paired")
 #: The figures of a sweep's table: per point, arena and system.
 SWEEP_COLUMNS = (
     "n50_median",
@@ -173,10 +180,12 @@ def write_report(
         else (f"ratingsim run config.toml --seed {seed}")
     )
     with _atomic_folder(out) as tmp:
-        for name in (*TABLES, "groups", "comparison", "bands"):
+        written = []
+        for name in (*TABLES, *OPTIONAL_TABLES):
             table = _table(arenas, name)
             if name in TABLES or not table.empty:
                 table.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
+                written.append(name)
         if figures:
             _draw_figures(tmp, arenas)
         (tmp / "report.md").write_text(
@@ -187,7 +196,7 @@ def write_report(
                 versions=versions,
                 reproduce=command,
                 figures=figures,
-                tables=TABLES,
+                tables=written,
             ),
             encoding="utf-8",
         )

@@ -6,7 +6,9 @@ a :class:`ReplicateResult` (one replicate and arena, as tables);
 intervals into a :class:`Summary`, which the report reads. Kaplan-Meier
 figures that are ``inf`` (not reached) in some replicate have no mean: they
 are combined as the median across replicates with a distribution-free
-interval (:func:`median_interval`).
+interval (:func:`median_interval`),
+with every system's paired difference to the arena's reference system
+(:mod:`~simulator.evaluation.paired`).
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
-from simulator._validate import check_interval
+from simulator._validate import check_choice, check_interval
+from simulator.evaluation.paired import paired_differences
 from simulator.evaluation.settings import threshold_name
 
 __all__ = ["ReplicateResult", "Summary", "combine", "median_interval"]
@@ -54,6 +57,11 @@ class ReplicateResult:
         Then ``n_newcomers``; the steady-state ``rmse``,
         ``mae``, ``spearman``, ``spread`` and ``offset``; ``drift_per_year``;
         ``log_loss``, ``brier`` and ``log_loss_excess`` (over the oracle).
+        Optional: the same accuracy figures on the common support (the players
+        every system of the arena rates) as ``rmse_common``, ``mae_common``,
+        ``spearman_common``, ``spread_common``, ``offset_common`` with their
+        count ``n_common``, and steady-state slopes ``<metric>_slope`` (units a
+        year over the steady window).
     timeseries : pandas.DataFrame
         One row per checkpoint and system: ``day``, ``system``, ``offset``,
         ``rmse``, ``mae``, ``spearman``, ``spread``, ``n_rated``,
@@ -61,7 +69,9 @@ class ReplicateResult:
     prediction : pandas.DataFrame
         One row per system, then ``"oracle"`` and ``"coin flip"``: ``system``,
         ``n_games``, ``log_loss``, ``brier``, ``log_loss_excess``,
-        ``brier_excess`` (excess over the oracle of the same games).
+        ``brier_excess`` (excess over the oracle of the same games). Optional:
+        a ``pairs`` column (``"all"``, ``"both rated"``, ``"one new"``,
+        ``"both new"``) with one row per pair type and system.
     calibration : pandas.DataFrame
         ``system``, ``bin``, ``bin_low``, ``bin_high``, ``mean_expected``,
         ``mean_observed``, ``n`` (empty bins have NaN means).
@@ -141,6 +151,18 @@ class Summary:
         The convergence thresholds.
     groups, comparison : pandas.DataFrame
         As in :class:`ReplicateResult`, combined over replicates.
+    reference : str
+        The system the others are compared with in :attr:`paired`.
+    paired : pandas.DataFrame
+        Long table of paired differences (see
+        :func:`~simulator.evaluation.paired.paired_differences`): ``table``
+        (``"summary"`` or ``"prediction"``), ``pairs`` (the prediction's pair
+        type, ``"all"`` without a split; empty for the summary), ``system``,
+        ``reference``, ``figure`` (a column of that table), ``difference``
+        (mean over replicates of the system's figure minus the reference's in
+        the same replicate), ``lo``/``hi`` (the ``confidence`` interval of the
+        paired differences), ``n_replicates`` and ``method`` (``"t"`` or
+        ``"bootstrap"``). Empty for a Summary built by hand.
     """
 
     summary: pd.DataFrame
@@ -155,6 +177,8 @@ class Summary:
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
     comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     bands: pd.DataFrame = field(default_factory=pd.DataFrame)
+    reference: str = ""
+    paired: pd.DataFrame = field(default_factory=pd.DataFrame)
 
 
 def median_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:
@@ -269,7 +293,11 @@ def _censored_columns(thresholds: Sequence[float]) -> frozenset[str]:
     )
 
 
-def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Summary:
+def combine(
+    results: Sequence[ReplicateResult],
+    confidence: float = 0.95,
+    reference: str | None = None,
+) -> Summary:
     """Combine replicates: the mean of each figure with a confidence interval.
 
     Parameters
@@ -278,6 +306,10 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         The replicates of one arena, all with the same systems.
     confidence : float, default 0.95
         Confidence level of the intervals.
+    reference : str, optional
+        The system the others are compared with, pair by pair of replicates
+        (replicate *i* of every system rated the same games); by default the
+        first system.
 
     Returns
     -------
@@ -291,6 +323,16 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         the error-vs-games curve are averaged point by point the same way.
         ``drift_per_year`` of the summary is each replicate's least-squares
         slope of cohort drift against ``day / 365.2425``, combined likewise.
+        A prediction table with a ``pairs`` column is combined per pair type
+        and system. :attr:`Summary.paired` holds every system's paired
+        difference to ``reference`` for each figure of the summary and the
+        prediction tables.
+
+    Raises
+    ------
+    ValueError
+        No replicates, replicates of different systems or thresholds, a
+        confidence outside (0, 1) or a reference that is not a system.
 
     Examples
     --------
@@ -313,6 +355,9 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
                 f"{thresholds!r}, but one has {r.systems!r} and {r.thresholds!r}."
             )
     censored = _censored_columns(thresholds)
+    reference = systems[0] if reference is None else reference
+    check_choice("combine", "reference", reference, tuple(systems))
+    by_pairs = ["pairs"] if "pairs" in results[0].prediction.columns else []
     return Summary(
         summary=_aggregate(
             [r.summary for r in results], ["system"], confidence, censored
@@ -321,9 +366,7 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
             [r.timeseries for r in results], ["day", "system"], confidence
         ),
         prediction=_aggregate(
-            [r.prediction for r in results],
-            ["pairs", "system"] if "pairs" in results[0].prediction else ["system"],
-            confidence,
+            [r.prediction for r in results], [*by_pairs, "system"], confidence
         ),
         calibration=_aggregate(
             [r.calibration for r in results],
@@ -350,7 +393,31 @@ def combine(results: Sequence[ReplicateResult], confidence: float = 0.95) -> Sum
         bands=_aggregate_optional(
             [r.bands for r in results], ["system", "band"], confidence
         ),
+        reference=reference,
+        paired=_paired(results, reference, confidence),
     )
+
+
+def _paired(
+    results: Sequence[ReplicateResult], reference: str, confidence: float
+) -> pd.DataFrame:
+    """The paired differences of the summary and prediction tables, stacked."""
+    summary = paired_differences(
+        [r.summary for r in results],
+        reference,
+        table="summary",
+        counts=_COUNTS,
+        confidence=confidence,
+    )
+    prediction = paired_differences(
+        [r.prediction for r in results],
+        reference,
+        table="prediction",
+        counts=_COUNTS,
+        by="pairs",
+        confidence=confidence,
+    )
+    return pd.concat([summary, prediction], ignore_index=True)
 
 
 def _aggregate_optional(

@@ -147,9 +147,10 @@ def _root(config: RunConfig, seed: int | None) -> int:
 def _combine(
     config: RunConfig, root: int, results: Sequence[dict[str, ReplicateResult]]
 ) -> RunResult:
-    names = [a.name for a in config.arena]
-    per_arena = {name: tuple(r[name] for r in results) for name in names}
-    return RunResult(root, per_arena, {k: combine(v) for k, v in per_arena.items()})
+    reference = {a.name: a.reference for a in config.arena}
+    per_arena = {name: tuple(r[name] for r in results) for name in reference}
+    summaries = {k: combine(v, reference=reference[k]) for k, v in per_arena.items()}
+    return RunResult(root, per_arena, summaries)
 
 
 def run_sweep(

@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 
 from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.report import write_report
@@ -52,6 +53,44 @@ def replicate(seed: int, n: int = 120, n_days: int = 40) -> ReplicateResult:
             ~newcomer,
         )
     return rec.result()
+
+
+def from_tables(
+    summary: pd.DataFrame, prediction: pd.DataFrame | None = None
+) -> ReplicateResult:
+    """A replicate made of the given summary (and prediction) tables.
+
+    The other tables hold one row per system, enough for combine and the
+    report; the prediction defaults to one row per system (``log_loss`` 0.6).
+    """
+    systems = tuple(str(x) for x in summary["system"])
+    one = pd.DataFrame({"system": list(systems)})
+    # The recorder writes every convention of N50; tables built by hand may
+    # give the Kaplan-Meier one only.
+    for column in ("n50_so_far", "n50_months"):
+        if "n50_median" in summary and column not in summary:
+            summary = summary.assign(**{column: summary["n50_median"]})
+    if prediction is None:
+        prediction = one.assign(
+            n_games=100,
+            log_loss=0.6,
+            brier=0.2,
+            log_loss_excess=0.0,
+            brier_excess=0.0,
+        )
+    return ReplicateResult(
+        summary=summary,
+        timeseries=one.assign(day=0.0, rmse=1.0, n_rated=1)[
+            ["day", "system", "rmse", "n_rated"]
+        ],
+        prediction=prediction,
+        calibration=one.assign(
+            bin=0, bin_low=0.0, bin_high=1.0, mean_expected=0.5, n=1
+        ),
+        convergence=one.assign(games=0, median_error=10.0, n=1),
+        systems=systems,
+        thresholds=(50.0,),
+    )
 
 
 def three_replicates() -> Summary:

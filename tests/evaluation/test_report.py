@@ -41,6 +41,7 @@ def test_write_report_writes_every_file(written: Path) -> None:
     expected |= {f"{t}.csv" for t in TABLES} | {f"{f}.png" for f in FIGURES}
     expected |= {"bands.csv"}  # the recorded players give an error-by-band table
     expected |= {"groups.csv"}  # and their newcomers the per-level groups
+    expected |= {"paired.csv"}  # several systems: differences to the reference
     assert names == expected
     assert (out / "config.toml").read_text() == CONFIG
     assert (out / "seed.txt").read_text().strip() == "12345"

@@ -229,6 +229,7 @@ def test_run_writes_the_results_folder(small_runs: tuple[Path, Path, Path]) -> N
         *(f"{t}.csv" for t in REPORT_TABLES),
         "bands.csv",
         "groups.csv",  # the newcomers by band of true strength
+        "paired.csv",  # each arena's systems against its reference
         *pngs,
     }
     assert names == expected
