@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulator.config import RunConfig, expand, load_config
+from simulator.config import RunConfig, SeedingConfig, expand, load_config
 from simulator.engine import run_replicate
 from simulator.evaluation.results import combine
 from simulator.evaluation.settings import ORACLE
@@ -23,12 +23,42 @@ EXPERIMENTS = Path(__file__).resolve().parent.parent / "experiments"
 
 
 def _small(
-    name: str, *, n_players: int, years: float, **population: object
+    name: str,
+    *,
+    n_players: int,
+    years: float,
+    from_truth: bool = False,
+    **population: object,
 ) -> RunConfig:
-    """The experiment ``name`` with a smaller population and horizon."""
+    """The experiment ``name`` with a smaller population and horizon.
+
+    The burn-in shrinks with the horizon, and probes arrive no earlier than
+    its end. ``from_truth``: the initial pool is seeded from the truth with
+    no burn-in, for a headline that needs an established pool in a world too
+    short to establish one itself.
+    """
     config = load_config(EXPERIMENTS / f"{name}.toml")
+    burn_in = config.burn_in_years * years / config.years
+    if from_truth:
+        burn_in = 0.0
+        arenas = tuple(
+            dataclasses.replace(a, seeding=SeedingConfig()) for a in config.arena
+        )
+        config = dataclasses.replace(config, arena=arenas)
+    if "probe_arrival_years" in population:
+        population["probe_arrival_years"] = max(
+            float(population["probe_arrival_years"]),  # type: ignore[arg-type]
+            burn_in,
+        )
     pop = dataclasses.replace(config.population, n_players=n_players, **population)
-    return dataclasses.replace(config, population=pop, years=years, variant=(), grid=())
+    return dataclasses.replace(
+        config,
+        population=pop,
+        years=years,
+        burn_in_years=burn_in,
+        variant=(),
+        grid=(),
+    )
 
 
 def _run(config: RunConfig, seed: int, replicates: int = 1):  # type: ignore[no-untyped-def]
@@ -57,6 +87,7 @@ def test_convergence_fide_ceiling_slows_strong_newcomers(seed: int) -> None:
         "convergence",
         n_players=400,
         years=2.5,
+        from_truth=True,
         probe_levels=(2500.0,),
         probes_per_level=20,
         probe_arrival_years=0.5,
