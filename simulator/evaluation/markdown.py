@@ -314,21 +314,30 @@ def _bands_markdown(s: Summary) -> str:
     finite = [x for x in bands if math.isfinite(x)]
     first = f"<{min(finite):.0f}" if finite else "all"
     header = ["system"] + [f"{x:.0f}+" if math.isfinite(x) else first for x in bands]
-    rows = []
-    for name in s.systems:
-        part = b[b["system"] == name].set_index("band")
-        row = [name]
-        for x in bands:
-            if x in part.index:
-                r = part.loc[x]
-                row.append(
-                    f"{_number(r['rmse'], 0)} / {_number(r['bias'], 0)} "
-                    f"(n {_number(r['n'], 0)})"
-                )
-            else:
-                row.append("")
-        rows.append(row)
-    return "RMSE / bias (n) per band\n\n" + _markdown_table(header, rows)
+    parts = []
+    supports = [("", "own rated players")]
+    if "rmse_common" in b:
+        supports.append(("_common", "common support (players every system rates)"))
+    for suffix, what in supports:
+        rows = []
+        for name in s.systems:
+            part = b[b["system"] == name].set_index("band")
+            row = [name]
+            for x in bands:
+                if x in part.index:
+                    r = part.loc[x]
+                    row.append(
+                        f"{_number(r[f'rmse{suffix}'], 0)} / "
+                        f"{_number(r[f'bias{suffix}'], 0)} "
+                        f"(n {_number(r[f'n{suffix}'], 0)})"
+                    )
+                else:
+                    row.append("")
+            rows.append(row)
+        parts.append(
+            f"RMSE / bias (n) per band, {what}\n\n" + _markdown_table(header, rows)
+        )
+    return "\n\n".join(parts)
 
 
 def _groups_markdown(s: Summary) -> str:

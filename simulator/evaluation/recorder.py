@@ -25,7 +25,7 @@ from functools import partial
 
 import numpy as np
 import pandas as pd
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
@@ -164,7 +164,8 @@ class Recorder:
             for k, v in (groups or {}).items()
         }
         # Error by band of true strength, one row per checkpoint and system.
-        self._band_rows: list[tuple[float, str, float, float, float, float]] = []
+        # (day, system, band, rmse, bias, n, rmse_common, bias_common, n_common)
+        self._band_rows: list[tuple[float | str, ...]] = []
         # The per-player state below is player by player (a player's figures of
         # every system side by side), as the checkpoints update it.
         # Each newcomer's aligned error at their last checkpoint.
@@ -431,16 +432,20 @@ class Recorder:
             )
             row["day"] = day
             newcomer_errors(r, true, row["offset"], newcomers, errors[i])
-            self._record_bands(day, name, diff, sel, band, row["offset"])
+            # Before the common support's pass, which reuses the work arrays.
+            own_bands = self._band_figures(diff, sel, band, row["offset"])
             if sel.size == n_common:
                 # The same players (the common support is a subset of them).
                 same = {k: row[k] for k in _FIGURES}
+                common_bands = own_bands
             else:
                 c_sel, c_r, c_true, c_diff, _ = rated_players(
                     r, true, common, nobody, candidates, sel_work, work
                 )
                 # The common support is a subset of the players counted.
                 same = accuracy(c_r, c_true, c_diff, partial(true_order.ranks, c_sel))
+                common_bands = self._band_figures(c_diff, c_sel, band, same["offset"])
+            self._record_bands(day, name, own_bands, common_bands)
             for k in _FIGURES:
                 row[f"{k}{COMMON}"] = same[k]
             row[f"n{COMMON}"] = float(n_common)
@@ -540,41 +545,53 @@ class Recorder:
             bands=self._bands_table(n_steady),
         )
 
+    def _band_figures(
+        self, diff: FloatArray, sel: IntArray, band: IntArray, offset: float
+    ) -> tuple[FloatArray, FloatArray, NDArray[np.int64]]:
+        """RMSE, bias and count per band of true strength of the players ``sel``.
+
+        ``diff`` is their ``rating - true``, ``band`` every player's band
+        (:func:`~simulator.evaluation.accuracy.bands`) and ``offset`` the
+        system's alignment over the same players.
+        """
+        n, s1, s2 = band_sums(diff, sel, band, offset, len(self.config.band_edges) + 1)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return np.sqrt(s2 / n), s1 / n, n
+
     def _record_bands(
         self,
         day: float,
         name: str,
-        diff: FloatArray,
-        sel: IntArray,
-        band: IntArray,
-        offset: float,
+        own: tuple[FloatArray, FloatArray, NDArray[np.int64]],
+        common: tuple[FloatArray, FloatArray, NDArray[np.int64]],
     ) -> None:
-        """Append one checkpoint's error by band of true strength.
-
-        ``diff`` is ``rating - true`` of the players counted, ``sel``, and
-        ``band`` every player's band
-        (:func:`~simulator.evaluation.accuracy.bands`).
-        """
+        """Append one checkpoint's error by band, own and on the common support."""
         lows = (-math.inf, *self.config.band_edges)
-        n, s1, s2 = band_sums(diff, sel, band, offset, len(lows))
-        with np.errstate(invalid="ignore", divide="ignore"):
-            rmse = np.sqrt(s2 / n)
-            bias = s1 / n
         for k, low in enumerate(lows):
             self._band_rows.append(
-                (day, name, low, float(rmse[k]), float(bias[k]), float(n[k]))
+                (
+                    day,
+                    name,
+                    low,
+                    *(float(a[k]) for a in own),
+                    *(float(a[k]) for a in common),
+                )
             )
 
     def _bands_table(self, n_steady: int) -> pd.DataFrame:
         """Steady-state error by band: the mean over the last checkpoints."""
         if not self._band_rows or n_steady == 0:
             return pd.DataFrame()
-        df = pd.DataFrame(
-            self._band_rows, columns=["day", "system", "band", "rmse", "bias", "n"]
-        )
+        figures = [
+            "rmse",
+            "bias",
+            "n",
+            *(f"{k}{COMMON}" for k in ("rmse", "bias", "n")),
+        ]
+        df = pd.DataFrame(self._band_rows, columns=["day", "system", "band", *figures])
         days = np.unique(df["day"].to_numpy())
         tail = df[df["day"].isin(days[len(days) - n_steady :])]
-        out = tail.groupby(["system", "band"], sort=False)[["rmse", "bias", "n"]].mean()
+        out = tail.groupby(["system", "band"], sort=False)[figures].mean()
         return out.reset_index()
 
     def _convergence(self, members: IntArray, i: int) -> dict[str, float]:

@@ -95,7 +95,9 @@ class ReplicateResult:
         :func:`~simulator.evaluation.comparison.compare_ratings`); empty without them.
     bands : pandas.DataFrame
         Error by band of true strength (``system``, ``band`` = lower edge,
-        ``rmse``, ``bias`` = mean aligned error, ``n``), steady-state means
+        ``rmse``, ``bias`` = mean aligned error, ``n``; and ``rmse_common``,
+        ``bias_common``, ``n_common`` over the players every system rates,
+        aligned by the offset over those players), steady-state means
         like the summary's: a compressed scale shows as positive bias at the
         bottom and negative bias at the top.
     """

@@ -681,3 +681,31 @@ def test_steady_slope_is_the_trend_over_the_window() -> None:
     row = rec.result().summary.iloc[0]
     assert row["rmse_slope"] == pytest.approx(36.5)
     assert row["spearman_slope"] == pytest.approx(0.0, abs=1e-9)
+
+
+def test_bands_on_the_common_support() -> None:
+    """Band figures over the players every system rates, aligned on them."""
+    n = 8
+    true = np.array([1300.0, 1350.0, 1500.0, 1550.0, 1700.0, 1750.0, 1900.0, 1950.0])
+    error = np.array([40.0, -40.0, 10.0, 30.0, -10.0, 50.0, 0.0, 20.0])
+    a = true + error
+    b = np.where(true >= 1500.0, true, np.nan)
+    rec = Recorder(["a", "b"], n, MetricsConfig(band_edges=(1400.0, 1600.0)))
+    everyone, nobody = np.ones(n, bool), np.zeros(n, bool)
+    rec.checkpoint(
+        0.0, {"a": a, "b": b}, true, everyone, np.zeros(n, np.intp), nobody, nobody
+    )
+    bands = rec.result().bands.set_index(["system", "band"])
+    # Own: 'a' has players in the band below 1400; common: nobody there.
+    assert bands.loc[("a", -math.inf), "n"] == 2
+    assert bands.loc[("a", -math.inf), "n_common"] == 0
+    # Common: aligned by a's offset over players 2..7, band 1400-1600.
+    e = error[2:4] - error[2:].mean()
+    assert bands.loc[("a", 1400.0), "rmse_common"] == pytest.approx(
+        math.sqrt(np.mean(e**2))
+    )
+    assert bands.loc[("a", 1400.0), "bias_common"] == pytest.approx(e.mean())
+    # Own: aligned over all eight.
+    own = error[2:4] - error.mean()
+    assert bands.loc[("a", 1400.0), "bias"] == pytest.approx(own.mean())
+    assert bands.loc[("b", 1600.0), "rmse_common"] == bands.loc[("b", 1600.0), "rmse"]
