@@ -377,3 +377,26 @@ def test_report_shows_convergence_by_group(seed: int, tmp_path: Path) -> None:
     assert "| other newcomers | glicko2 |" in report
     table = pd.read_csv(out / "groups.csv")
     assert list(table["group"]) == list(result.groups["group"])
+
+
+def test_groups_and_bands_are_paired_to_the_reference(seed: int) -> None:
+    """Each group's figure is compared with the reference's in the same group."""
+    config = parse_config(PROBES)
+    rngs = np.random.default_rng(seed).spawn(2)
+    results = [run_replicate(config, rng)["otb"] for rng in rngs]
+    reference = results[0].systems[0]
+    other = results[0].systems[1]
+    paired = combine(results, reference=reference).paired
+    groups = paired[paired["table"] == "groups"].set_index(
+        ["pairs", "system", "figure"]
+    )
+    group = str(results[0].groups["group"].iloc[0])
+    diffs = []
+    for r in results:
+        g = r.groups.set_index(["group", "system"])["n100_so_far"]
+        diffs.append(g[(group, other)] - g[(group, reference)])
+    got = groups.loc[(group, other, "n100_so_far"), "difference"]
+    assert got == pytest.approx(float(np.mean(diffs)))
+    bands = paired[paired["table"] == "bands"]
+    assert not bands.empty
+    assert set(bands["figure"]) >= {"rmse", "bias", "rmse_common", "bias_common"}

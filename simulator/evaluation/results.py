@@ -158,8 +158,10 @@ class Summary:
     paired : pandas.DataFrame
         Long table of paired differences (see
         :func:`~simulator.evaluation.paired.paired_differences`): ``table``
-        (``"summary"`` or ``"prediction"``), ``pairs`` (the prediction's pair
-        type, ``"all"`` without a split; empty for the summary), ``system``,
+        (``"summary"``, ``"prediction"``, ``"groups"`` or ``"bands"``),
+        ``pairs`` (the prediction's pair type, ``"all"`` without a split; the
+        group; the band of true strength by its lower edge, ``"1600+"``, or
+        ``"below"`` the first edge; empty for the summary), ``system``,
         ``reference``, ``figure`` (a column of that table), ``difference``
         (mean over replicates of the system's figure minus the reference's in
         the same replicate), ``lo``/``hi`` (the ``confidence`` interval of the
@@ -403,7 +405,12 @@ def combine(
 def _paired(
     results: Sequence[ReplicateResult], reference: str, confidence: float
 ) -> pd.DataFrame:
-    """The paired differences of the summary and prediction tables, stacked."""
+    """The paired differences of the summary, prediction, groups and bands tables.
+
+    The groups (newcomers of one probe level or band of true strength) and
+    the bands of true strength are compared within each group or band, their
+    name in the ``pairs`` column.
+    """
     summary = paired_differences(
         [r.summary for r in results],
         reference,
@@ -419,7 +426,30 @@ def _paired(
         by="pairs",
         confidence=confidence,
     )
-    return pd.concat([summary, prediction], ignore_index=True)
+    frames = [summary, prediction]
+    for table, by in (("groups", "group"), ("bands", "band")):
+        tables = [getattr(r, table) for r in results]
+        if any(t.empty for t in tables):
+            continue
+        if by == "band":
+            # The band's lower edge, as the report names it.
+            tables = [t.assign(band=t["band"].map(_band_name)) for t in tables]
+        frames.append(
+            paired_differences(
+                tables,
+                reference,
+                table=table,
+                counts=_COUNTS | {"n_common"},
+                by=by,
+                confidence=confidence,
+            )
+        )
+    return pd.concat(frames, ignore_index=True)
+
+
+def _band_name(low: float) -> str:
+    """A band of true strength by its lower edge: ``"1600+"``, ``"below"``."""
+    return f"{low:.0f}+" if math.isfinite(low) else "below"
 
 
 def _aggregate_optional(
