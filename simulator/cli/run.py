@@ -28,6 +28,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             dask=args.dask,
             figures=not args.no_figures,
             progress=not args.quiet,
+            force=args.force,
         )
     except OutFolderError as exc:
         raise CliError(f"ratingsim run: error: {exc}") from None
@@ -55,6 +56,11 @@ def add_run(commands: Any) -> None:
     )
     run.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing results folder (once the new one is complete)",
+    )
     run.add_argument(
         "--dask",
         metavar="ADDRESS",

@@ -29,6 +29,7 @@ import numpy as np
 from tqdm import tqdm
 
 from simulator import __version__
+from simulator._atomic import OutputError, check_output
 from simulator.config import Point, RunConfig, expand
 from simulator.engine import run_replicate
 from simulator.evaluation.results import ReplicateResult, Summary, combine
@@ -260,8 +261,12 @@ def run(
 # --------------------------------------------------------------------------
 
 
-class OutFolderError(ValueError):
-    """The results folder exists and is not empty: nothing is run."""
+class OutFolderError(OutputError):
+    """The results folder cannot be written: nothing is run.
+
+    It exists and is not empty (without ``force``), is an input, or its
+    folder cannot be written (read-only, full, a file in the way).
+    """
 
 
 @dataclass(frozen=True)
@@ -312,6 +317,7 @@ def run_experiment(
     dask: str | None = None,
     figures: bool = True,
     progress: bool = True,
+    force: bool = False,
     show: Callable[[str], None] = print,
     say: Callable[[str], None] = _stderr,
 ) -> RunReport:
@@ -332,6 +338,9 @@ def run_experiment(
         As :func:`run_sweep`.
     figures : bool
         Draw the PNG figures.
+    force : bool
+        Replace an existing ``out`` (``--force``); it is moved aside only
+        once the new folder is complete.
     show : callable
         Receives the summary table (default: standard output).
     say : callable
@@ -343,9 +352,16 @@ def run_experiment(
     simulator.config.ConfigError
         A bad config (a :class:`ValueError`).
     OutFolderError
-        ``out`` exists and is not an empty folder; nothing is run.
+        ``out`` exists and is not an empty folder (without ``force``), or
+        cannot be written (see :func:`simulator._atomic.check_output`);
+        nothing is run.
     """
-    from simulator.config import default_config, dump_config, load_config
+    from simulator.config import (
+        ConfigError,
+        default_config,
+        dump_config,
+        load_config,
+    )
     from simulator.evaluation.formatting import (
         format_summary_table,
         format_sweep_table,
@@ -361,13 +377,23 @@ def run_experiment(
     if seed is None:
         seed = secrets.randbits(64)
     replicates = replicates if replicates is not None else config.replicates
-    config = dataclasses.replace(config, seed=seed, replicates=replicates)
+    try:
+        config = dataclasses.replace(config, seed=seed, replicates=replicates)
+    except ValueError as exc:  # --seed and --replicates, checked as the config's
+        raise ConfigError(str(exc)) from None
     folder = Path(out) if out else Path("results") / f"run-{seed}"
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise OutFolderError(
-            f"the results folder '{folder}' exists and is not empty; choose "
-            "another with --out"
+    try:
+        # Before the first game: a folder that cannot be written is found now,
+        # not after the run.
+        check_output(
+            folder,
+            force=force,
+            folder=True,
+            inputs=() if config_file is None else (config_file,),
+            option="the results folder",
         )
+    except OutputError as exc:
+        raise OutFolderError(str(exc)) from None
     is_sweep = bool(config.variant or config.grid)
     where = f"on the Dask cluster at {dask}" if dask else "locally"
     say(f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates, {where}")
@@ -379,6 +405,7 @@ def run_experiment(
         "versions": versions(),
         "title": config.title,
         "figures": figures,
+        "force": force,
         "reproduce": (
             f"ratingsim run {'' if config_file is None else config_file + ' '}"
             f"--seed {seed} --replicates {replicates}"
