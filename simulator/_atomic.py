@@ -127,6 +127,19 @@ def check_output(
     """
     out = Path(path)
     where = f"{option} {str(out)!r}"
+    try:
+        return _check(out, where, force, tuple(inputs), folder)
+    except OSError as exc:  # a name too long for the system, a loop of links
+        raise OutputError(f"{where}: {exc.strerror or exc}") from None
+
+
+def _check(
+    out: Path,
+    where: str,
+    force: bool,
+    inputs: tuple[str | os.PathLike[str], ...],
+    folder: bool,
+) -> Path:
     for source in inputs:
         if _same(out, Path(source)):
             raise OutputError(f"{where} is an input of this command; choose another")

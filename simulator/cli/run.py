@@ -16,7 +16,7 @@ __all__ = ["add_run"]
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """``ratingsim run``: run an experiment or a sweep and write its results folder."""
-    from simulator.tasks.run import OutFolderError, run_experiment
+    from simulator.tasks.run import ClusterError, OutFolderError, run_experiment
 
     try:
         done = run_experiment(
@@ -30,7 +30,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             progress=not args.quiet,
             force=args.force,
         )
-    except OutFolderError as exc:
+    except (OutFolderError, ClusterError) as exc:
         raise CliError(f"ratingsim run: error: {exc}") from None
     return 1 if done.path is None or done.failures else 0
 

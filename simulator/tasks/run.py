@@ -35,6 +35,7 @@ from simulator.engine import run_replicate
 from simulator.evaluation.results import ReplicateResult, Summary, combine
 
 __all__ = [
+    "ClusterError",
     "Failure",
     "OutFolderError",
     "RunReport",
@@ -133,11 +134,41 @@ def _dask(
         raise RuntimeError(
             "Dask runs need the 'dask' extra: pip install 'ratingsim[dask]'."
         ) from None
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker
+
     connect: Any = Client  # distributed's Client is not fully typed
-    with connect(address) as client:
+    try:
+        client = connect(address, timeout="20s")
+    except (OSError, ValueError, TypeError) as exc:
+        # A bad address (ValueError), nobody listening (OSError after the
+        # timeout): the user's input, not a bug.
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address!r}: {_short(exc)}"
+        ) from None
+    with client:
         futures = [client.submit(run_task, c, s, pure=False) for c, s in calls]
         for future in futures:
-            yield future.result()
+            try:
+                result = future.result()
+            except (OSError, KilledWorker, CancelledError) as exc:
+                # A task's own error comes back as a Failure (run_task); these
+                # are the cluster's: a worker killed, the scheduler lost.
+                raise ClusterError(
+                    f"the Dask cluster at {address!r} failed: "
+                    f"{type(exc).__name__}: {_short(exc)}"
+                ) from None
+            yield result
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot be reached or failed: a one-line error (exit 2)."""
 
 
 def _root(config: RunConfig, seed: int | None) -> int:
