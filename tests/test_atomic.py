@@ -48,7 +48,7 @@ def test_a_new_file_appears_whole(tmp_path: Path) -> None:
 
 
 def test_an_existing_file_needs_force(target: Path) -> None:
-    """Without force an existing file is an error and stays; with force it is replaced."""
+    """Without force an existing file is an error and stays; with force, replaced."""
     with pytest.raises(OutputError, match="pass --force"):
         check_output(target)
     with pytest.raises(OutputError, match="appeared while"), atomic_file(target) as h:
@@ -113,15 +113,17 @@ def test_a_failure_inside_leaves_the_old_file(target: Path) -> None:
 def test_a_full_disk_leaves_the_old_file(
     target: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """An injected ENOSPC while the data is made durable: old file kept, no temporary."""
+    """An injected ENOSPC while the data is made durable: old file kept, no temp."""
 
     def no_space(fd: int) -> None:
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
 
     monkeypatch.setattr(_atomic.os, "fsync", no_space)
-    with pytest.raises(OSError, match="No space"):
-        with atomic_file(target, force=True) as handle:
-            handle.write("new\n" * 1000)
+    with (
+        pytest.raises(OSError, match="No space"),
+        atomic_file(target, force=True) as handle,
+    ):
+        handle.write("new\n" * 1000)
     assert target.read_bytes() == OLD
     assert _names(target.parent) == ["ratings.csv"]
 
@@ -130,11 +132,10 @@ def test_a_full_disk_leaves_the_old_file(
 def test_a_signal_while_writing_leaves_the_old_file(target: Path, signum: int) -> None:
     """SIGTERM or SIGHUP inside the block: Interrupted, old file kept, handlers back."""
     before = signal.getsignal(signum)
-    with pytest.raises(Interrupted) as info:
-        with atomic_file(target, force=True) as handle:
-            handle.write("half")
-            os.kill(os.getpid(), signum)
-            handle.write("never")  # pragma: no cover - the signal raised
+    with pytest.raises(Interrupted) as info, atomic_file(target, force=True) as handle:
+        handle.write("half")
+        os.kill(os.getpid(), signum)
+        handle.write("never")  # pragma: no cover - the signal raised
     assert info.value.signum == signum
     assert target.read_bytes() == OLD
     assert _names(target.parent) == ["ratings.csv"]
@@ -163,10 +164,12 @@ def test_a_signal_while_writing_a_folder_leaves_nothing(
     out = tmp_path / "results"
     out.mkdir()
     (out / "old.csv").write_bytes(OLD)
-    with pytest.raises((Interrupted, KeyboardInterrupt)):
-        with atomic_folder(out, force=True) as tmp:
-            (tmp / "part.csv").write_text("half")
-            os.kill(os.getpid(), signum)
+    with (
+        pytest.raises((Interrupted, KeyboardInterrupt)),
+        atomic_folder(out, force=True) as tmp,
+    ):
+        (tmp / "part.csv").write_text("half")
+        os.kill(os.getpid(), signum)
     assert _names(tmp_path) == ["results"]
     assert _names(out) == ["old.csv"] and (out / "old.csv").read_bytes() == OLD
 
@@ -174,10 +177,9 @@ def test_a_signal_while_writing_a_folder_leaves_nothing(
 def test_the_loser_of_two_writers_gets_an_error(tmp_path: Path) -> None:
     """A folder filled by another writer meanwhile is not replaced."""
     out = tmp_path / "results"
-    with pytest.raises(OutputError, match="appeared while"):
-        with atomic_folder(out) as tmp:
-            (tmp / "mine.csv").write_text("1\n")
-            out.mkdir()
-            (out / "theirs.csv").write_text("2\n")
+    with pytest.raises(OutputError, match="appeared while"), atomic_folder(out) as tmp:
+        (tmp / "mine.csv").write_text("1\n")
+        out.mkdir()
+        (out / "theirs.csv").write_text("2\n")
     assert _names(out) == ["theirs.csv"]
     assert _names(tmp_path) == ["results"]

@@ -1,5 +1,7 @@
-"""Every case of issue 21, rerun as written: a one-line error with exit 2 or a
-correct result, and no partial file or folder.
+"""Every case of issue 21, rerun as written.
+
+Each gives a one-line error with exit 2 or a correct result, and leaves no
+partial file or folder.
 
 The fault tests send SIGINT, SIGTERM and SIGHUP to a ``ratingsim`` process
 while it writes (a subprocess whose ``to_csv`` pauses after writing, so that

@@ -23,6 +23,8 @@ from typing import Any
 
 from simulator.data.records import (
     BATCH_SIZE,
+    FIRST_YEAR,
+    LAST_YEAR,
     SCORES,
     BadRecord,
     BadRecords,
@@ -165,7 +167,10 @@ def csv_batches(
         if text != last_text:
             parsed = parse_day(text)
             if parsed is None:
-                batcher.fail(line, f"date {text!r} is not YYYY-MM-DD")
+                batcher.fail(
+                    line,
+                    f"date {text!r} is not YYYY-MM-DD (years {FIRST_YEAR}-{LAST_YEAR})",
+                )
                 continue
             last_text, last_day = text, parsed
         ratings = []

@@ -53,6 +53,10 @@ __all__ = [
     "sort_batches",
 ]
 
+#: The years a game's date may have (the first recorded games are of the
+#: 15th century).
+FIRST_YEAR = 1400
+LAST_YEAR = 2200
 #: The longest message of a bad record (longer ones are cut).
 MAX_MESSAGE = 200
 #: Games per batch handed on by the readers.
@@ -227,17 +231,26 @@ def parse_day(text: str) -> float | None:
 
     >>> parse_day("1970-01-02"), parse_day("1970.01.02"), parse_day("1970-01-01T12:00")
     (1.0, 1.0, 0.5)
-    >>> parse_day("2024-13-01") is None
-    True
+    >>> parse_day("2024-13-01") is None, parse_day("9999-12-31") is None
+    (True, True)
+
+    Years outside :data:`FIRST_YEAR`..:data:`LAST_YEAR` are refused: the
+    list systems close every rating period between the first game and the
+    last, and 0001-01-01 to 9999-12-31 took 40 s for two games.
     """
     t = text.strip()
     if len(t) >= 10 and t[4] == "." and t[7] == ".":
         t = f"{t[:4]}-{t[5:7]}-{t[8:]}"
     try:
         if len(t) == 10:
-            return float(dt.date.fromisoformat(t).toordinal() - 719163)
+            day = dt.date.fromisoformat(t)
+            if not FIRST_YEAR <= day.year <= LAST_YEAR:
+                return None
+            return float(day.toordinal() - 719163)
         moment = dt.datetime.fromisoformat(t)
     except ValueError:
+        return None
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
