@@ -16,6 +16,9 @@ One path for every writer (a run's results folder, ``replay --ratings-out``):
   handlers are restored at the end. The rename and the cleanup run with
   those signals blocked, so that a signal cannot cut them in half.
 
+:func:`claim` holds a target for a command's whole run, so that the second
+of two commands writing the same target fails at once, not after its run.
+
 Without ``force`` an existing target is never replaced: a file is linked
 into place (``link`` fails if the name exists, so the loser of two concurrent
 writers gets an error, not the winner's file replaced), a folder renamed over
@@ -44,6 +47,7 @@ __all__ = [
     "atomic_file",
     "atomic_folder",
     "check_output",
+    "claim",
 ]
 
 #: Free space below which an output location is refused before the run: a
@@ -392,3 +396,63 @@ def _commit_folder(tmp: Path, out: Path, force: bool) -> Path | None:
             raise _lost(out, exc) from None
         raise
     return old
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # pragma: no cover - another user's process
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def claim(path: str | os.PathLike[str]) -> Iterator[None]:
+    """Hold ``path`` for this process while it runs (a lock file beside it).
+
+    Two commands with the same output would both pass :func:`check_output`
+    and the second would find the first's output only at the end, after its
+    whole run. The lock ``.NAME.lock`` (made with ``O_EXCL``, holding the
+    process id) makes the second fail at once; a lock whose process is gone
+    is taken over.
+
+    Raises
+    ------
+    OutputError
+        Another live process holds ``path``.
+    """
+    out = Path(path)
+    made = [p for p in (out.parent, *out.parent.parents) if not p.exists()]
+    out.parent.mkdir(parents=True, exist_ok=True)
+    lock = out.parent / f".{out.name[:64]}.lock"
+    for _ in range(2):
+        try:
+            fd = os.open(lock, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            try:
+                holder = int(lock.read_text(encoding="ascii").strip() or "0")
+            except (OSError, ValueError):
+                holder = 0
+            if holder and holder != os.getpid() and _alive(holder):
+                raise OutputError(
+                    f"{str(out)!r} is being written by another process "
+                    f"(pid {holder}); wait for it or choose another"
+                ) from None
+            with contextlib.suppress(OSError):
+                lock.unlink()  # left by a process that is gone
+            continue
+        with os.fdopen(fd, "w", encoding="ascii") as handle:
+            handle.write(f"{os.getpid()}\n")
+        break
+    else:  # pragma: no cover - a third process took the stale lock meanwhile
+        raise OutputError(f"{str(out)!r} is being written by another process")
+    try:
+        yield
+    finally:
+        with contextlib.suppress(OSError):
+            lock.unlink()
+        for folder in made:  # the folders made for the lock, if still empty
+            with contextlib.suppress(OSError):
+                folder.rmdir()

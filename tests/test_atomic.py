@@ -10,6 +10,7 @@ from __future__ import annotations
 import errno
 import os
 import signal
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -21,6 +22,7 @@ from simulator._atomic import (
     atomic_file,
     atomic_folder,
     check_output,
+    claim,
 )
 
 OLD = b"player,games\nold,1\n"
@@ -183,3 +185,28 @@ def test_the_loser_of_two_writers_gets_an_error(tmp_path: Path) -> None:
         (out / "theirs.csv").write_text("2\n")
     assert _names(out) == ["theirs.csv"]
     assert _names(tmp_path) == ["results"]
+
+
+def test_a_claimed_target_refuses_a_second_writer(tmp_path: Path) -> None:
+    """A live holder's lock refuses another; a dead holder's lock is taken over."""
+    out = tmp_path / "results"
+    lock = tmp_path / ".results.lock"
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        lock.write_text(f"{other.pid}\n")
+        with pytest.raises(OutputError, match=f"pid {other.pid}"), claim(out):
+            pass  # pragma: no cover - refused
+        assert lock.read_text() == f"{other.pid}\n"
+    finally:
+        other.kill()
+        other.wait()
+    with claim(out):  # the holder is gone: taken over
+        assert lock.read_text() == f"{os.getpid()}\n"
+    assert _names(tmp_path) == []
+
+
+def test_a_claim_leaves_no_folder_it_made(tmp_path: Path) -> None:
+    """The folders made for the lock go when the claim ends with nothing in them."""
+    with claim(tmp_path / "a" / "b" / "results"):
+        assert (tmp_path / "a" / "b").is_dir()
+    assert _names(tmp_path) == []

@@ -461,3 +461,20 @@ def test_odd_characters_in_a_name_keep_the_line_numbers(
     n = len(good) + 1
     path = _trf(tmp_path, "t.trf", lambda s: s[:20] + char + s[21:], "\nxyz bad\n")
     assert f"line {n}:" in _error(["rate", str(path)], capsys)
+
+
+def test_the_second_of_two_runs_into_one_folder_fails_at_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Another live run holds --out: exit 2 before the first game, its lock kept."""
+    monkeypatch.setattr(simulator.tasks.run, "run_sweep", _no_run)
+    config = _write(tmp_path / "tiny.toml", TINY)
+    other = subprocess.Popen(["sleep", "30"])
+    try:
+        lock = _write(tmp_path / ".out.lock", f"{other.pid}\n")
+        argv = ["run", str(config), "--out", str(tmp_path / "out")]
+        assert "another process" in _error(argv, capsys)
+        assert lock.read_text(encoding="utf-8") == f"{other.pid}\n"
+    finally:
+        other.kill()
+        other.wait()

@@ -14,6 +14,7 @@ replicates and the results folder, runs the sweep and writes the folder
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import secrets
@@ -29,7 +30,7 @@ import numpy as np
 from tqdm import tqdm
 
 from simulator import __version__
-from simulator._atomic import OutputError, check_output
+from simulator._atomic import OutputError, check_output, claim
 from simulator.config import Point, RunConfig, expand
 from simulator.engine import run_replicate
 from simulator.evaluation.results import ReplicateResult, Summary, combine
@@ -413,6 +414,7 @@ def run_experiment(
     except ValueError as exc:  # --seed and --replicates, checked as the config's
         raise ConfigError(str(exc)) from None
     folder = Path(out) if out else Path("results") / f"run-{seed}"
+    stack = contextlib.ExitStack()
     try:
         # Before the first game: a folder that cannot be written is found now,
         # not after the run.
@@ -423,53 +425,59 @@ def run_experiment(
             inputs=() if config_file is None else (config_file,),
             option="the results folder",
         )
+        # Held until the folder is written: a second run into it fails now.
+        stack.enter_context(claim(folder))
     except OutputError as exc:
         raise OutFolderError(str(exc)) from None
-    is_sweep = bool(config.variant or config.grid)
-    where = f"on the Dask cluster at {dask}" if dask else "locally"
-    say(f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates, {where}")
-    sweep = run_sweep(config, jobs=jobs, dask=dask, progress=progress)
-    source = config_file if config_file is not None else "the default comparison"
-    common: dict[str, Any] = {
-        "config_text": dump_config(config),
-        "seed": seed,
-        "versions": versions(),
-        "title": config.title,
-        "figures": figures,
-        "force": force,
-        "reproduce": (
-            f"ratingsim run {'' if config_file is None else config_file + ' '}"
-            f"--seed {seed} --replicates {replicates}"
-        ),
-    }
-    if is_sweep:
-        names = [p.name for p in sweep.points]
-        summaries = [None if r is None else r.summary for r in sweep.results]
-        show(format_sweep_table(sweep_table(names, summaries)))
-        path = write_sweep_report(
-            folder,
-            names,
-            summaries,
-            [vars(f) for f in sweep.failures],
-            point_configs=[dump_config(p.config) for p in sweep.points],
-            **common,
-        )
-    else:
-        result = sweep.results[0]
-        if result is None:
-            failure = sweep.failures[0]
-            say(failure.trace)
-            say(
-                f"ratingsim run: every replicate failed; first: replicate "
-                f"{failure.replicate} ({failure.seed}): {failure.error}"
-            )
-            return RunReport(seed, None, sweep.failures)
-        show(format_summary_table(result.summary))
-        path = write_report(folder, result.summary, **common)
-    for failure in sweep.failures:
+    with stack:
+        is_sweep = bool(config.variant or config.grid)
+        where = f"on the Dask cluster at {dask}" if dask else "locally"
         say(
-            f"ratingsim run: FAILED point '{failure.point}', replicate "
-            f"{failure.replicate}, seed {failure.seed}: {failure.error}"
+            f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates, "
+            f"{where}"
         )
-    say(f"Results of {source} written to {path}/")
-    return RunReport(seed, Path(path), sweep.failures)
+        sweep = run_sweep(config, jobs=jobs, dask=dask, progress=progress)
+        source = config_file if config_file is not None else "the default comparison"
+        common: dict[str, Any] = {
+            "config_text": dump_config(config),
+            "seed": seed,
+            "versions": versions(),
+            "title": config.title,
+            "figures": figures,
+            "force": force,
+            "reproduce": (
+                f"ratingsim run {'' if config_file is None else config_file + ' '}"
+                f"--seed {seed} --replicates {replicates}"
+            ),
+        }
+        if is_sweep:
+            names = [p.name for p in sweep.points]
+            summaries = [None if r is None else r.summary for r in sweep.results]
+            show(format_sweep_table(sweep_table(names, summaries)))
+            path = write_sweep_report(
+                folder,
+                names,
+                summaries,
+                [vars(f) for f in sweep.failures],
+                point_configs=[dump_config(p.config) for p in sweep.points],
+                **common,
+            )
+        else:
+            result = sweep.results[0]
+            if result is None:
+                failure = sweep.failures[0]
+                say(failure.trace)
+                say(
+                    f"ratingsim run: every replicate failed; first: replicate "
+                    f"{failure.replicate} ({failure.seed}): {failure.error}"
+                )
+                return RunReport(seed, None, sweep.failures)
+            show(format_summary_table(result.summary))
+            path = write_report(folder, result.summary, **common)
+        for failure in sweep.failures:
+            say(
+                f"ratingsim run: FAILED point '{failure.point}', replicate "
+                f"{failure.replicate}, seed {failure.seed}: {failure.error}"
+            )
+        say(f"Results of {source} written to {path}/")
+        return RunReport(seed, Path(path), sweep.failures)
