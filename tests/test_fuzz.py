@@ -2,7 +2,7 @@
 
 Whatever the input, ``ratingsim`` exits 0 or 2, prints no traceback, writes
 its output whole or not at all (no file on exit 2, no temporary ever), and
-finishes in bounded time. Any other exception (a bug) fails the test with
+finishes in bounded time and memory. Any other exception (a bug) fails the test with
 hypothesis's smallest example.
 
 The number of examples is a profile: ``RATINGSIM_FUZZ`` unset (CI) runs a
@@ -17,6 +17,7 @@ import contextlib
 import gzip
 import io
 import os
+import resource
 import tempfile
 import time
 from collections.abc import Iterator
@@ -56,6 +57,8 @@ ROOT = Path(simulator.__file__).resolve().parent.parent
 TRF = (ROOT / "tests" / "data" / "swiss-madrid-2018.trf").read_bytes()
 #: Longest a case may take (a 1 MB generated file is read in well under this).
 MAX_SECONDS = 30.0
+#: Most memory the test process may reach (ru_maxrss, kilobytes on Linux).
+MAX_RSS_KB = 3 * 1024 * 1024
 #: Characters that broke readers before: superscripts, other digits, form
 #: feed, NEL, the line and paragraph separators, NUL, BOM, CR.
 ODD = "²³¹٣\f\x85\u2028\u2029\x00\ufeff\r\x1c\x0b\t\"',;[]/=½-"
@@ -79,6 +82,8 @@ def _call(argv: list[str]) -> tuple[int, str]:
         code = main(argv)
     text = err.getvalue()
     assert time.monotonic() - start < MAX_SECONDS, argv
+    # The process's peak: a case that blew the memory up shows here.
+    assert resource.getrusage(resource.RUSAGE_SELF).ru_maxrss < MAX_RSS_KB, argv
     assert code in (0, 2), (code, text)
     assert "Traceback" not in text, text
     if code == 2:
