@@ -18,6 +18,9 @@ The settings, and why:
   and ``RATING``, constants of the paper; after changing anything of the
   kind, delete the cache (``find simulator -name '*.nb[ic]' -delete``). A
   fresh clone or install (CI, pip) has no stale cache.
+  With no writable cache folder at all (a read-only install and an
+  unwritable ``NUMBA_CACHE_DIR``), the loops are compiled without a cache,
+  anew in each process, instead of failing.
 - ``nogil=True``: threads (a Dask worker's) can run compiled loops side by side.
 - No ``fastmath``: IEEE arithmetic in the written order, with no fused
   multiply-adds, so a compiled loop gives the same bits as numpy doing the same
@@ -74,7 +77,16 @@ def jit(func: F) -> F:
     callable
         The compiled function, with ``func``'s signature for type checkers.
     """
-    return cast(F, numba.njit(cache=True, nogil=True, error_model="numpy")(func))
+    try:
+        compiled = numba.njit(cache=True, nogil=True, error_model="numpy")(func)
+    except RuntimeError as exc:
+        # numba found no writable cache folder (a read-only install and an
+        # unwritable NUMBA_CACHE_DIR): compile anew in each process rather
+        # than fail every command, --help included.
+        if "cannot cache" not in str(exc):
+            raise
+        compiled = numba.njit(cache=False, nogil=True, error_model="numpy")(func)
+    return cast(F, compiled)
 
 
 def unliteral(value: T) -> T:

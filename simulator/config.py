@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import math
 import tomllib
 import types
 from collections.abc import Mapping
@@ -528,6 +529,13 @@ def _coerce(tp: Any, value: Any, key: str) -> Any:
         return value
     is_number = isinstance(value, int | float) and not isinstance(value, bool)
     if tp is float and is_number:
+        # TOML has nan and inf; no key of a config means either (a NaN age
+        # passed every comparison), and a huge int is no float.
+        if not math.isfinite(value) or abs(value) > _MAX_NUMBER:
+            raise ConfigError(
+                f"Key '{key}' must be a finite number in "
+                f"[-{_MAX_NUMBER:g}, {_MAX_NUMBER:g}]. Got {value!r}."
+            )
         return float(value)
     if tp is int and is_number and isinstance(value, int):
         return value
@@ -539,6 +547,35 @@ def _coerce(tp: Any, value: Any, key: str) -> Any:
     if dataclasses.is_dataclass(tp) and isinstance(value, dict):
         return _build(tp, value, key)
     raise ConfigError(f"Key '{key}' must be {_type_name(tp)}. Got {value!r}.")
+
+
+#: The largest magnitude of a config number: beyond any of its quantities,
+#: and small enough that sums and squares of a few stay finite.
+_MAX_NUMBER = 1e12
+#: Bounds of the keys whose extremes validation took and every replicate then
+#: failed on (out of memory, overflow): (class, key) -> (low, high, why).
+_KEY_BOUNDS: dict[tuple[str, str], tuple[float, float, str]] = {
+    ("PopulationConfig", "n_players"): (0, 5_000_000, "players held in memory"),
+    ("PopulationConfig", "arrival_rate"): (0, 10, "newcomers a year per player"),
+    ("PopulationConfig", "strength_weights"): (0, 1e6, "relative weights"),
+}
+
+
+def _check_bounds(cls: Any, kwargs: Mapping[str, Any], path: str) -> None:
+    """Raise ConfigError for a value outside :data:`_KEY_BOUNDS`."""
+    for key, value in kwargs.items():
+        bound = _KEY_BOUNDS.get((cls.__name__, key))
+        if bound is None:
+            continue
+        low, high, why = bound
+        values = value if isinstance(value, tuple) else (value,)
+        for v in values:
+            if isinstance(v, int | float) and not low <= v <= high:
+                full = f"{path}.{key}" if path else key
+                raise ConfigError(
+                    f"Key '{full}' must lie in [{low:g}, {high:g}] ({why}). "
+                    f"Got {value!r}."
+                )
 
 
 def _build(cls: Any, data: Mapping[str, Any], path: str) -> Any:
@@ -578,10 +615,12 @@ def _build(cls: Any, data: Mapping[str, Any], path: str) -> Any:
         else:
             kwargs[key] = _coerce(hints[key], value, full)
     try:
-        return cls(**kwargs)
+        built = cls(**kwargs)
     except (ValueError, TypeError) as exc:
         where = path or "config"
         raise ConfigError(f"{where}: {exc}") from None
+    _check_bounds(cls, kwargs, path)  # what the class takes, the run may not
+    return built
 
 
 def _none(value: Any) -> Any:
@@ -622,18 +661,38 @@ def parse_config(text: str, *, source: str = "config") -> RunConfig:
         data = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{source}: not valid TOML: {exc}") from None
-    result: RunConfig = _build(RunConfig, data, "")
-    expand(result)  # every point of a sweep must be a valid config
+    except RecursionError:
+        raise ConfigError(f"{source}: not valid TOML: nested too deep") from None
+    try:
+        result: RunConfig = _build(RunConfig, data, "")
+        expand(result)  # every point of a sweep must be a valid config
+    except RecursionError:
+        raise ConfigError(f"{source}: a value is nested too deep") from None
     return result
+
+
+#: The largest config file read (a config is a few kilobytes; this keeps
+#: ``/dev/zero`` or a wrong file from filling the memory).
+MAX_CONFIG_BYTES = 4 * 1024 * 1024
 
 
 def load_config(path: str | Path) -> RunConfig:
     """Read and validate a TOML config file."""
     p = Path(path)
     try:
-        text = p.read_text(encoding="utf-8")
+        with open(p, "rb") as handle:
+            data = handle.read(MAX_CONFIG_BYTES + 1)
     except OSError as exc:
         raise ConfigError(f"Cannot read config file '{p}': {exc.strerror}.") from None
+    if len(data) > MAX_CONFIG_BYTES:
+        raise ConfigError(
+            f"{p}: larger than {MAX_CONFIG_BYTES:,} bytes: not a config file"
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ConfigError(f"{p}, line {line}: not UTF-8 text ({exc.reason})") from None
     return parse_config(text, source=str(p))
 
 
@@ -667,7 +726,7 @@ def _set_path(data: Any, key: str, value: Any) -> None:
     for i, part in enumerate(parts):
         last = i == len(parts) - 1
         if isinstance(node, list):
-            if not part.isdigit() or int(part) >= len(node):
+            if not (part.isascii() and part.isdigit()) or int(part) >= len(node):
                 raise ConfigError(
                     f"Override '{key}': '{part}' is not an index of a list of "
                     f"{len(node)}."

@@ -59,31 +59,49 @@ def parse_game(text: str) -> GameInput:
         raise argparse.ArgumentTypeError(str(exc)) from None
 
 
-def _finite(text: str) -> float:
+#: The largest magnitude of a number option: far beyond any rating, K, RD or
+#: day count, and small enough that no formula overflows (``--k 1e20`` did).
+MAX_OPTION = 1_000_000
+
+
+def _bounded(text: str) -> float | None:
     value = _number(text)
+    return value if value is not None and abs(value) <= MAX_OPTION else None
+
+
+def _finite(text: str) -> float:
+    value = _bounded(text)
     if value is None:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a finite number")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a number in [-{MAX_OPTION:,}, {MAX_OPTION:,}]"
+        )
     return value
 
 
 def _positive(text: str) -> float:
-    value = _number(text)
+    value = _bounded(text)
     if value is None or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a positive number")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be a positive number, at most {MAX_OPTION:,}"
+        )
     return value
 
 
 def _non_negative(text: str) -> float:
-    value = _number(text)
+    value = _bounded(text)
     if value is None or value < 0:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a number >= 0")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be a number in [0, {MAX_OPTION:,}]"
+        )
     return value
 
 
 def _whole(text: str, low: int) -> int:
-    value = _number(text)
+    value = _bounded(text)
     if value is None or value != int(value) or value < low:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number >= {low}")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} must be a whole number in [{low}, {MAX_OPTION:,}]"
+        )
     return int(value)
 
 

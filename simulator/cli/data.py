@@ -11,6 +11,7 @@ import json
 import sys
 from typing import Any
 
+from simulator._atomic import OutputError, atomic_file, check_output
 from simulator.cli._values import (
     CliError,
     _count,
@@ -51,7 +52,9 @@ def _cmd_rate(args: argparse.Namespace) -> int:
     except FormatError as exc:
         raise CliError(f"{where} {exc}") from None
     except OSError as exc:
-        raise CliError(f"{where} cannot read {args.file}: {exc.strerror}") from None
+        raise CliError(
+            f"{where} cannot read {args.file}: {exc.strerror or exc}"
+        ) from None
     except ValueError as exc:
         raise CliError(f"{where} {exc}") from None
     if tournament.skipped:
@@ -91,6 +94,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     from simulator.tasks import replay
 
     where = "ratingsim replay: error:"
+    if args.ratings_out is not None:
+        # Before the first game is read: an output that cannot be written,
+        # or that is the input, is refused now.
+        try:
+            check_output(
+                args.ratings_out,
+                force=args.force,
+                inputs=(args.file,),
+                option="--ratings-out",
+            )
+        except OutputError as exc:
+            raise CliError(f"{where} {exc}") from None
     players = Players()
     bad = BadRecords()
     batches = read_games(
@@ -123,17 +138,20 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except FormatError as exc:
         raise CliError(f"{where} {exc}") from None
     except OSError as exc:
-        raise CliError(f"{where} cannot read {args.file}: {exc.strerror}") from None
+        raise CliError(
+            f"{where} cannot read {args.file}: {exc.strerror or exc}"
+        ) from None
     finally:
         bar.close()
     for line in bad.report():
         print(f"ratingsim replay: {line.strip()}", file=sys.stderr)
     if args.ratings_out is not None:
         try:
-            result.ratings.to_csv(args.ratings_out, index=False)
+            with atomic_file(args.ratings_out, force=args.force, newline="") as out:
+                result.ratings.to_csv(out, index=False, lineterminator="\n")
         except OSError as exc:
             raise CliError(
-                f"{where} cannot write {args.ratings_out}: {exc.strerror}"
+                f"{where} cannot write {args.ratings_out}: {exc.strerror or exc}"
             ) from None
     if args.format == "json":
         body = replay.to_json_dict(result)
@@ -252,6 +270,11 @@ def add_rate_replay(commands: Any) -> None:
     replay.add_argument("--format", choices=("table", "json"), default="table")
     replay.add_argument(
         "--ratings-out", metavar="FILE.csv", help="write every player's final ratings"
+    )
+    replay.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing --ratings-out file (once the new one is complete)",
     )
     replay.add_argument(
         "--top", type=_count, default=20, help="players shown at the end (default 20)"

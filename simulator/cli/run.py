@@ -16,7 +16,7 @@ __all__ = ["add_run"]
 
 def _cmd_run(args: argparse.Namespace) -> int:
     """``ratingsim run``: run an experiment or a sweep and write its results folder."""
-    from simulator.tasks.run import OutFolderError, run_experiment
+    from simulator.tasks.run import ClusterError, OutFolderError, run_experiment
 
     try:
         done = run_experiment(
@@ -28,8 +28,9 @@ def _cmd_run(args: argparse.Namespace) -> int:
             dask=args.dask,
             figures=not args.no_figures,
             progress=not args.quiet,
+            force=args.force,
         )
-    except OutFolderError as exc:
+    except (OutFolderError, ClusterError) as exc:
         raise CliError(f"ratingsim run: error: {exc}") from None
     return 1 if done.path is None or done.failures else 0
 
@@ -55,6 +56,11 @@ def add_run(commands: Any) -> None:
     )
     run.add_argument("--no-figures", action="store_true", help="skip the PNG figures")
     run.add_argument("--quiet", action="store_true", help="no progress bar")
+    run.add_argument(
+        "--force",
+        action="store_true",
+        help="replace an existing results folder (once the new one is complete)",
+    )
     run.add_argument(
         "--dask",
         metavar="ADDRESS",

@@ -19,9 +19,12 @@ from __future__ import annotations
 import csv
 import math
 from collections.abc import Iterable, Iterator
+from typing import Any
 
 from simulator.data.records import (
     BATCH_SIZE,
+    FIRST_YEAR,
+    LAST_YEAR,
     SCORES,
     BadRecord,
     BadRecords,
@@ -43,6 +46,26 @@ _RATING_COLUMNS = {
     "black_elo": "black_rating",
     "blackelo": "black_rating",
 }
+
+
+def _csv_error(exc: csv.Error) -> str:
+    text = str(exc)
+    if "field limit" in text:
+        return f"a field longer than {csv.field_size_limit():,} characters"
+    return f"not CSV: {text[:80]}"
+
+
+def _rows(reader: Any, batcher: Batcher) -> Iterator[list[str]]:
+    """The rows of ``reader``; a row the csv module cannot read is a bad record."""
+    while True:
+        try:
+            row = next(reader)
+        except StopIteration:
+            return
+        except csv.Error as exc:
+            batcher.fail(reader.line_num, _csv_error(exc))
+            continue
+        yield row
 
 
 def csv_batches(
@@ -100,6 +123,8 @@ def csv_batches(
         head = next(reader)
     except StopIteration:
         raise FormatError(BadRecord(path, 1, "the file is empty")) from None
+    except csv.Error as exc:
+        raise FormatError(BadRecord(path, reader.line_num, _csv_error(exc))) from None
     names = [h.strip().lower() for h in head]
     column: dict[str, int] = {}
     for i, name in enumerate(names):
@@ -123,7 +148,7 @@ def csv_batches(
     # The last date text and its day: files repeat a date over many rows.
     last_text: str | None = None
     last_day = math.nan
-    for row in reader:
+    for row in _rows(reader, batcher):
         line = reader.line_num
         if len(row) != n_fields:
             if not row or (len(row) == 1 and not row[0].strip()):
@@ -142,7 +167,10 @@ def csv_batches(
         if text != last_text:
             parsed = parse_day(text)
             if parsed is None:
-                batcher.fail(line, f"date {text!r} is not YYYY-MM-DD")
+                batcher.fail(
+                    line,
+                    f"date {text!r} is not YYYY-MM-DD (years {FIRST_YEAR}-{LAST_YEAR})",
+                )
                 continue
             last_text, last_day = text, parsed
         ratings = []

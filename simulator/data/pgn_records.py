@@ -25,6 +25,8 @@ from typing import TextIO, cast
 
 from simulator.data.records import (
     BATCH_SIZE,
+    FIRST_YEAR,
+    LAST_YEAR,
     BadRecords,
     Batcher,
     FormatError,
@@ -170,7 +172,10 @@ def _pgn_game(found: dict[str, str]) -> tuple[str, str, float, float, float, flo
     if day is None:
         text = found.get(tag, "")
         raise _BadGame(
-            tag, f"{tag} {text!r} is not a complete date" if text else "no Date"
+            tag,
+            f"{tag} {text!r} is not a complete date (years {FIRST_YEAR}-{LAST_YEAR})"
+            if text
+            else "no Date",
         )
     ratings = []
     for tag in ("WhiteElo", "BlackElo"):

@@ -29,9 +29,12 @@ from __future__ import annotations
 import datetime as dt
 import gzip
 import math
+import re
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Protocol
 
 import numpy as np
 
@@ -50,6 +53,12 @@ __all__ = [
     "sort_batches",
 ]
 
+#: The years a game's date may have (the first recorded games are of the
+#: 15th century).
+FIRST_YEAR = 1400
+LAST_YEAR = 2200
+#: The longest message of a bad record (longer ones are cut).
+MAX_MESSAGE = 200
 #: Games per batch handed on by the readers.
 BATCH_SIZE = 10_000
 
@@ -82,7 +91,12 @@ class BadRecord:
     message: str
 
     def __str__(self) -> str:
-        return f"{self.path}, line {self.line}: {self.message}"
+        # A message quotes the file's text: a huge field or a line without a
+        # line end would make a huge message.
+        message = self.message
+        if len(message) > MAX_MESSAGE:
+            message = message[: MAX_MESSAGE - 3] + "..."
+        return f"{self.path}, line {self.line}: {message}"
 
 
 class FormatError(ValueError):
@@ -217,17 +231,26 @@ def parse_day(text: str) -> float | None:
 
     >>> parse_day("1970-01-02"), parse_day("1970.01.02"), parse_day("1970-01-01T12:00")
     (1.0, 1.0, 0.5)
-    >>> parse_day("2024-13-01") is None
-    True
+    >>> parse_day("2024-13-01") is None, parse_day("9999-12-31") is None
+    (True, True)
+
+    Years outside :data:`FIRST_YEAR`..:data:`LAST_YEAR` are refused: the
+    list systems close every rating period between the first game and the
+    last, and 0001-01-01 to 9999-12-31 took 40 s for two games.
     """
     t = text.strip()
     if len(t) >= 10 and t[4] == "." and t[7] == ".":
         t = f"{t[:4]}-{t[5:7]}-{t[8:]}"
     try:
         if len(t) == 10:
-            return float(dt.date.fromisoformat(t).toordinal() - 719163)
+            day = dt.date.fromisoformat(t)
+            if not FIRST_YEAR <= day.year <= LAST_YEAR:
+                return None
+            return float(day.toordinal() - 719163)
         moment = dt.datetime.fromisoformat(t)
     except ValueError:
+        return None
+    if not FIRST_YEAR <= moment.year <= LAST_YEAR:
         return None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
@@ -405,17 +428,89 @@ def not_utf8(path: str, line: int, exc: UnicodeDecodeError) -> BadRecord:
     return BadRecord(path, line, f"not UTF-8 text ({exc.reason})")
 
 
+class _Readable(Protocol):
+    def read(self, size: int = ..., /) -> bytes: ...
+
+
+#: The longest line read (a PGN movetext line of a long game is a few
+#: kilobytes): past it a line is a bad record, and the memory stays bounded.
+MAX_LINE_BYTES = 1024 * 1024
+#: Bytes read at a time.
+_CHUNK = 16 * 1024
+_LINE_END = re.compile(rb"\r\n|\r|\n")
+
+
+def _split_lines(
+    raw: _Readable, path: str, skip_bad: bool, bad: BadRecords
+) -> Iterator[bytes]:
+    """The lines of ``raw``, ending in LF, CR LF or CR (the formats' line ends).
+
+    A line longer than :data:`MAX_LINE_BYTES` is a bad record (with
+    ``skip_bad``, read as blank). A truncated or corrupt compressed stream
+    is a :class:`FormatError` at the line where it breaks, even with
+    ``skip_bad`` (nothing after it can be read).
+    """
+    number = 0
+    held = b""
+    too_long = False  # in a line past the limit: its rest is dropped
+    while True:
+        try:
+            chunk = raw.read(_CHUNK)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            what = "truncated" if isinstance(exc, EOFError) else "corrupt"
+            detail = str(exc)[:80]
+            raise FormatError(
+                BadRecord(path, number + 1, f"the compressed data is {what} ({detail})")
+            ) from None
+        data = held + chunk
+        if not chunk:
+            if data.endswith(b"\r"):
+                data = data[:-1]  # a CR line end as the file's last byte
+            if data or too_long:
+                yield b"" if too_long else data
+            return
+        # A CR at the end of a chunk may be the first half of CR LF.
+        tail = b""
+        if data.endswith(b"\r"):
+            data, tail = data[:-1], b"\r"
+        parts = data.split(b"\n") if b"\r" not in data else _LINE_END.split(data)
+        held = parts.pop() + tail
+        for part in parts:
+            number += 1
+            if too_long:
+                too_long = False
+                yield b""  # an overlong line, reported: read as blank
+                continue
+            yield part
+        if len(held) > MAX_LINE_BYTES:
+            number += 1
+            raise_or_skip(
+                BadRecord(
+                    path,
+                    number,
+                    f"a line longer than {MAX_LINE_BYTES:,} bytes (lines end in "
+                    "LF, CR LF or CR)",
+                ),
+                skip_bad,
+                bad.add,
+            )
+            number -= 1  # counted again when its end comes
+            held = b""
+            too_long = True
+
+
 def _text_lines(
-    raw: Iterable[bytes], path: str, skip_bad: bool, bad: BadRecords
+    raw: _Readable, path: str, skip_bad: bool, bad: BadRecords
 ) -> Iterator[str]:
     """The lines of a binary stream decoded as UTF-8 (a leading BOM dropped).
 
-    Decoding line by line puts the line number on a byte that is not UTF-8.
-    With ``skip_bad`` such a line is counted in ``bad`` and read as blank.
+    Each line ends in LF whatever its end in the file. Decoding line by line
+    puts the line number on a byte that is not UTF-8. With ``skip_bad`` such
+    a line is counted in ``bad`` and read as blank.
     """
-    for number, data in enumerate(raw, 1):
+    for number, data in enumerate(_split_lines(raw, path, skip_bad, bad), 1):
         try:
-            yield data.decode("utf-8-sig" if number == 1 else "utf-8")
+            yield data.decode("utf-8-sig" if number == 1 else "utf-8") + "\n"
         except UnicodeDecodeError as exc:
             raise_or_skip(not_utf8(path, number, exc), skip_bad, bad.add)
             yield "\n"

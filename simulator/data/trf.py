@@ -110,6 +110,16 @@ _COMPLEMENT: dict[str, frozenset[str]] = {
 #: Column (0-based) of the first round's opponent field and the width of a round.
 _ROUND_START = 91
 _ROUND_WIDTH = 10
+#: The most rounds a tournament may have (a double round robin of 500 players);
+#: a longer line is a bad record, so that the rounds every player is filled
+#: up to stay bounded.
+MAX_ROUNDS = 1000
+#: The largest TRF read: a report of 1,000 players of 1,000 rounds is ten
+#: megabytes; this keeps ``/dev/zero`` or a wrong file from filling the memory.
+MAX_TRF_BYTES = 64 * 1024 * 1024
+#: TRF lines end in CR LF, LF or CR only (``str.splitlines`` would also
+#: break at a form feed, U+0085 or U+2028 in a name, shifting line numbers).
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _DATE_FORMATS = ("%Y/%m/%d", "%Y-%m-%d", "%Y.%m.%d", "%d/%m/%Y", "%d.%m.%Y", "%d-%m-%Y")
 _RECORD = re.compile(r"^[0-9A-Z#]{3}( |$)")
 
@@ -315,7 +325,7 @@ def _parse_date(text: str) -> dt.date | None:
 
 def _parse_round_date(text: str) -> dt.date | None:
     """A ``132`` round date: ``YY/MM/DD`` (TRF16), or a four-digit-year date."""
-    m = re.fullmatch(r"(\d\d)[/.-](\d\d)[/.-](\d\d)", text)
+    m = re.fullmatch(r"(\d\d)[/.-](\d\d)[/.-](\d\d)", text, re.ASCII)
     if m is None:
         return _parse_date(text)
     yy, mm, dd = (int(g) for g in m.groups())
@@ -326,16 +336,32 @@ def _parse_round_date(text: str) -> dt.date | None:
 
 
 def _birth_year(text: str) -> tuple[int | None, bool]:
-    """``(year, ok)`` of a birth date field: ``YYYY/MM/DD``, ``YYYY`` or blank."""
+    """``(year, ok)`` of a birth date field: ``YYYY/MM/DD``, ``YYYY`` or blank.
+
+    A full date must be a date of the calendar (not 2018/13/45); a month or
+    day of ``00`` stands for an unknown one.
+    """
     if not text or set(text) <= set("0/.- "):
         return None, True
-    m = re.fullmatch(r"(\d{4})(?:[/.-](\d{2})[/.-](\d{2}))?", text)
-    if m is not None:
-        return int(m.group(1)), True
-    m = re.fullmatch(r"\d{2}[/.-]\d{2}[/.-](\d{4})", text)
-    if m is not None:
-        return int(m.group(1)), True
-    return None, False
+    m = re.fullmatch(r"(\d{4})(?:[/.-](\d{2})[/.-](\d{2}))?", text, re.ASCII)
+    year, month, day = (m.group(1), m.group(2), m.group(3)) if m else (None,) * 3
+    if m is None:
+        m = re.fullmatch(r"(\d{2})[/.-](\d{2})[/.-](\d{4})", text, re.ASCII)
+        if m is None:
+            return None, False
+        day, month, year = m.groups()
+    assert year is not None
+    if month is not None and day is not None:
+        try:
+            dt.date(int(year), int(month) or 1, int(day) or 1)
+        except ValueError:
+            return None, False
+    return int(year), True
+
+
+def _is_number(text: str) -> bool:
+    """Whether ``text`` is ASCII digits (``isdigit`` takes ² and ٣, ``int`` not all)."""
+    return text.isascii() and text.isdigit()
 
 
 def _field(line: str, first: int, last: int) -> str:
@@ -353,13 +379,13 @@ def _player(line: str, lineno: int, reader: _Reader) -> TrfPlayer | None:
     def whole(first: int, last: int, what: str) -> str | None:
         """Columns ``first``..``last``: blank or a whole number; else None (bad)."""
         field = _field(text, first, last)
-        if field and not field.isdigit():
+        if field and not _is_number(field):
             bad(f"{what} {field!r} (columns {first}-{last}) is not a whole number")
             return None
         return field
 
     start_text = _field(text, 5, 8)
-    if not start_text.isdigit() or int(start_text) == 0:
+    if not _is_number(start_text) or int(start_text) == 0:
         bad(f"start number {start_text!r} (columns 5-8) is not a number from 1")
         return None
     rating_text = whole(49, 52, "rating")
@@ -374,6 +400,8 @@ def _player(line: str, lineno: int, reader: _Reader) -> TrfPlayer | None:
     points: float | None = None
     if points_text:
         try:
+            if not points_text.isascii():
+                raise ValueError(points_text)
             points = float(points_text)
         except ValueError:
             bad(f"points {points_text!r} (columns 81-84) are not a number")
@@ -388,6 +416,11 @@ def _player(line: str, lineno: int, reader: _Reader) -> TrfPlayer | None:
     rounds: list[RoundEntry] = []
     rest = text[_ROUND_START:].rstrip()
     n_rounds = -(-len(rest) // _ROUND_WIDTH)
+    if n_rounds > MAX_ROUNDS:
+        # Every player's rounds are filled up to the longest line's: one
+        # overlong line would cost every player that many entries.
+        bad(f"{n_rounds:,} rounds: a line holds at most {MAX_ROUNDS}")
+        return None
     for r in range(n_rounds):
         block = rest[r * _ROUND_WIDTH : (r + 1) * _ROUND_WIDTH].ljust(_ROUND_WIDTH)
         col = _ROUND_START + r * _ROUND_WIDTH + 1  # 1-based column of the block
@@ -396,7 +429,7 @@ def _player(line: str, lineno: int, reader: _Reader) -> TrfPlayer | None:
             bad(f"{where}: {block.rstrip()!r} is not 'NNNN C R'")
             return None
         opp_text, colour_text, code = block[:4].strip(), block[5], block[7].upper()
-        if opp_text and not opp_text.isdigit():
+        if opp_text and not _is_number(opp_text):
             bad(f"{where}: opponent {opp_text!r} is not a start number")
             return None
         opponent = int(opp_text) if opp_text else 0
@@ -670,9 +703,19 @@ def read_trf(path: str | Path, *, skip_bad: bool = False) -> Tournament:
     See :func:`parse_trf` for ``skip_bad`` and the errors.
     """
     p = Path(path)
-    data = p.read_bytes()
+    with open(p, "rb") as handle:
+        data = handle.read(MAX_TRF_BYTES + 1)
+    if len(data) > MAX_TRF_BYTES:
+        raise FormatError(
+            BadRecord(
+                str(path), 0, f"larger than {MAX_TRF_BYTES:,} bytes: not a TRF file"
+            )
+        )
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         text = data.decode("latin-1")
-    return parse_trf(text.splitlines(), path=str(path), skip_bad=skip_bad)
+    lines = _LINE_END.split(text)
+    if lines and not lines[-1]:
+        lines.pop()  # the end of the last line
+    return parse_trf(lines, path=str(path), skip_bad=skip_bad)

@@ -18,8 +18,10 @@ sweep's folder: :func:`sweep_table` (every point side by side) as
 
 A folder appears whole or not at all: everything is written into a hidden
 temporary folder beside it, which is renamed into place at the end and removed
-if anything fails. The text is :mod:`~simulator.evaluation.markdown`'s, the
-figures :mod:`~simulator.evaluation.figures`'.
+if anything fails or a signal arrives
+(:func:`simulator._atomic.atomic_folder`). The text is
+:mod:`~simulator.evaluation.markdown`'s, the figures
+:mod:`~simulator.evaluation.figures`'.
 """
 
 from __future__ import annotations
@@ -27,14 +29,12 @@ from __future__ import annotations
 import json
 import os
 import re
-import secrets
-import shutil
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
 
+from simulator._atomic import atomic_folder
 from simulator.evaluation.figures import _draw_figures
 from simulator.evaluation.formatting import _arenas
 from simulator.evaluation.markdown import _report_markdown, _sweep_markdown
@@ -68,20 +68,6 @@ SWEEP_COLUMNS = (
 )
 
 
-def _check_free(out: Path) -> None:
-    if out.is_dir():
-        if any(out.iterdir()):
-            raise FileExistsError(
-                f"The results folder '{out}' already exists and is not empty; "
-                "choose another folder or remove it first."
-            )
-    elif out.exists() or out.is_symlink():
-        raise FileExistsError(
-            f"'{out}' already exists and is not a folder; choose another results "
-            "folder."
-        )
-
-
 def _table(arenas: Mapping[str, Summary], name: str) -> pd.DataFrame:
     frames = []
     for arena, s in arenas.items():
@@ -91,28 +77,6 @@ def _table(arenas: Mapping[str, Summary], name: str) -> pd.DataFrame:
             df.insert(0, "arena", arena)
         frames.append(df)
     return pd.concat(frames, ignore_index=True) if len(frames) > 1 else frames[0]
-
-
-@contextmanager
-def _atomic_folder(out: Path) -> Iterator[Path]:
-    """A temporary folder beside ``out``, renamed to ``out`` only on success.
-
-    ``out`` must be free (absent or an empty folder) before and after; on any
-    failure the temporary folder is removed and nothing is left behind.
-    """
-    _check_free(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    tmp = out.parent / f".{out.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
-    tmp.mkdir()
-    try:
-        yield tmp
-        _check_free(out)
-        if out.is_dir():
-            out.rmdir()  # empty, checked above
-        tmp.rename(out)
-    except BaseException:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
 
 
 def _write_provenance(
@@ -138,6 +102,7 @@ def write_report(
     title: str,
     figures: bool = True,
     reproduce: str | None = None,
+    force: bool = False,
 ) -> Path:
     """Write a complete results folder, or nothing.
 
@@ -161,6 +126,9 @@ def write_report(
     reproduce : str, optional
         The shell command that reproduces the run, shown in ``report.md``;
         by default ``ratingsim run config.toml --seed SEED``.
+    force : bool, default False
+        Replace an existing ``out_dir`` (moved aside, removed once the new
+        folder is in place).
 
     Returns
     -------
@@ -169,8 +137,9 @@ def write_report(
 
     Raises
     ------
-    FileExistsError
-        If ``out_dir`` exists and is not an empty folder. Nothing is changed.
+    simulator._atomic.OutputError
+        If ``out_dir`` exists and is not an empty folder (and not ``force``).
+        Nothing is changed.
     """
     out = Path(out_dir)
     arenas = _arenas(summary)
@@ -179,7 +148,7 @@ def write_report(
         if reproduce is not None
         else (f"ratingsim run config.toml --seed {seed}")
     )
-    with _atomic_folder(out) as tmp:
+    with atomic_folder(out, force=force) as tmp:
         written = []
         for name in (*TABLES, *OPTIONAL_TABLES):
             table = _table(arenas, name)
@@ -267,6 +236,7 @@ def write_sweep_report(
     title: str,
     figures: bool = True,
     reproduce: str | None = None,
+    force: bool = False,
 ) -> Path:
     """Write a sweep's results folder, or nothing.
 
@@ -277,7 +247,7 @@ def write_sweep_report(
     """
     out = Path(out_dir)
     command = reproduce or f"ratingsim run config.toml --seed {seed}"
-    with _atomic_folder(out) as tmp:
+    with atomic_folder(out, force=force) as tmp:
         table = sweep_table(points, summaries)
         table.to_csv(tmp / "sweep.csv", index=False, lineterminator="\n")
         if failures:

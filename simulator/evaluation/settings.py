@@ -19,6 +19,10 @@ import numpy as np
 
 from simulator._validate import check_interval
 
+#: The most bins of the error-vs-games curve (``curve_max_games /
+#: curve_bin_width``).
+MAX_CURVE_BINS = 100_000
+
 __all__ = ["COIN_FLIP", "ORACLE", "MetricsConfig", "threshold_name"]
 
 #: Row names of the two reference predictors in the prediction table.
@@ -119,6 +123,15 @@ class MetricsConfig:
         )
         check_interval(
             owner, "curve_bin_width", self.curve_bin_width, 0, np.inf, closed="neither"
+        )
+        # The curve has curve_max_games / curve_bin_width bins per system and
+        # checkpoint: 1e-9 asked for 1.5e11 and failed every replicate.
+        check_interval(
+            owner,
+            "curve_bin_width",
+            self.curve_bin_width,
+            max(self.curve_max_games, 1) / MAX_CURVE_BINS,
+            np.inf,
         )
         check_interval(
             owner,

@@ -670,9 +670,18 @@ def _by_round(
 
 
 def initial_values(
-    n_players: int, values: ArrayLike | None, default: float, name: str
+    n_players: int,
+    values: ArrayLike | None,
+    default: float,
+    name: str,
+    *,
+    low: float = -np.inf,
+    high: float = np.inf,
 ) -> FloatArray:
     """Per-player starting values: ``values`` where given and not NaN, else ``default``.
+
+    A given value outside ``[low, high]`` (an infinite one always) is a
+    ``ValueError`` naming the first.
 
     >>> initial_values(3, [1800, np.nan, 2000], 1500.0, "rating").tolist()
     [1800.0, 1500.0, 2000.0]
@@ -682,6 +691,13 @@ def initial_values(
     a = np.array(values, dtype=np.float64)
     if a.shape != (n_players,):
         raise ValueError(f"{name!r} must have one entry per player ({n_players}).")
+    bad = ~np.isnan(a) & ~((a >= low) & (a <= high) & np.isfinite(a))
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise ValueError(
+            f"{name!r} of player {i} is {float(a[i])!r}: it must lie in "
+            f"[{low:g}, {high:g}]."
+        )
     return np.where(np.isnan(a), default, a)
 
 
@@ -706,6 +722,14 @@ def seeded_last_day(
     return last_day
 
 
+#: The largest deviation a Glicko system takes (its own default is 350; the
+#: squares of much larger ones overflow to inf and make every rating NaN).
+MAX_RD = 10_000.0
+#: The largest volatility a Glicko-2 system takes (Glickman's default is
+#: 0.06; 1e300 overflows its square).
+MAX_VOLATILITY = 10.0
+
+
 def check_new_player(
     owner: str,
     initial_rating: float,
@@ -715,7 +739,8 @@ def check_new_player(
     """Check a Glicko system's new-player values, in this order.
 
     The rating finite (an infinite one makes every E NaN), the deviation and
-    the volatility (where the system has one) positive and finite.
+    the volatility (where the system has one) positive and at most
+    :data:`MAX_RD` and :data:`MAX_VOLATILITY`.
     """
     check_interval(
         owner,
@@ -725,15 +750,15 @@ def check_new_player(
         np.inf,
         closed="neither",
     )
-    check_interval(owner, "initial_rd", initial_rd, 0, np.inf, closed="neither")
+    check_interval(owner, "initial_rd", initial_rd, 0, MAX_RD, closed="right")
     if initial_volatility is not None:
         check_interval(
             owner,
             "initial_volatility",
             initial_volatility,
             0,
-            np.inf,
-            closed="neither",
+            MAX_VOLATILITY,
+            closed="right",
         )
 
 

@@ -22,6 +22,8 @@ from numpy.typing import ArrayLike
 from simulator._jit import jit
 from simulator._types import BoolArray
 from simulator.systems._common import (
+    MAX_RD,
+    MAX_VOLATILITY,
     FloatArray,
     Games,
     IntArray,
@@ -37,6 +39,7 @@ from simulator.systems._volatility import _new_volatility
 __all__ = [
     "EPSILON",
     "MAX_ITERATIONS",
+    "MIN_EPSILON",
     "PERIODS",
     "RATING",
     "RD",
@@ -449,6 +452,11 @@ def _rate_period(
     return SCALE * mu_new + RATING, SCALE * phi_new, sigma_new, counts
 
 
+#: The smallest tolerance of the volatility iteration (float64's resolution
+#: near the volatility's log).
+MIN_EPSILON = 1e-12
+
+
 class Glicko2State(NamedTuple):
     """State of a Glicko-2 pool; every array has shape (n_players,)."""
 
@@ -498,7 +506,11 @@ class Glicko2:
         check_new_player(
             "Glicko2", self.initial_rating, self.initial_rd, self.initial_volatility
         )
-        check_interval("Glicko2", "epsilon", self.epsilon, 0, 1, closed="neither")
+        # Below about 1e-12 the iteration cannot meet the tolerance in float64
+        # (1e-300 failed every replicate after MAX_ITERATIONS).
+        check_interval(
+            "Glicko2", "epsilon", self.epsilon, MIN_EPSILON, 1, closed="left"
+        )
         check_choice("Glicko2", "period", self.period, tuple(PERIODS))
 
     def next_close(self, day: float) -> int:
@@ -522,9 +534,14 @@ class Glicko2:
         """
         return Glicko2State(
             initial_values(n_players, rating, self.initial_rating, "rating"),
-            initial_values(n_players, rd, self.initial_rd, "rd"),
+            initial_values(n_players, rd, self.initial_rd, "rd", low=0, high=MAX_RD),
             initial_values(
-                n_players, volatility, self.initial_volatility, "volatility"
+                n_players,
+                volatility,
+                self.initial_volatility,
+                "volatility",
+                low=0,
+                high=MAX_VOLATILITY,
             ),
             initial_values(n_players, n_games, 0, "n_games").astype(np.intp),
         )

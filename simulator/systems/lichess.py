@@ -87,6 +87,7 @@ from simulator.systems._lichess_kernels import (
 from simulator.systems._volatility import _new_volatility
 from simulator.systems.glicko2 import (
     EPSILON,
+    MIN_EPSILON,
     SCALE,
     expected,
     g,
@@ -440,7 +441,7 @@ class Lichess:
         check_new_player(
             own, self.initial_rating, self.initial_rd, self.initial_volatility
         )
-        check_interval(own, "epsilon", self.epsilon, 0, 1, closed="neither")
+        check_interval(own, "epsilon", self.epsilon, MIN_EPSILON, 1, closed="left")
         check_interval(
             own, "rd_growth_per_day", self.rd_growth_per_day, 0, np.inf, closed="left"
         )

@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass, fields
 from typing import Any
 
+from simulator.systems._common import MAX_RD
+
 __all__ = [
     "CalcError",
     "CalcResult",
@@ -67,6 +69,9 @@ class GameInput:
 
 
 _DRAWS = ("=", "½", "1/2")
+#: The largest magnitude of an opponent's rating (far beyond any scale; a
+#: rating difference of 1e300 overflows the expected score's power of ten).
+MAX_OPPONENT = 1_000_000
 
 
 def number(text: str) -> float | None:
@@ -104,14 +109,17 @@ def parse_game(text: str) -> GameInput:
     if "/" in who:
         who, rd_text = who.split("/", 1)
         rd = number(rd_text)
-        if rd is None or rd <= 0:
+        if rd is None or not 0 < rd <= MAX_RD:
             raise CalcError(
                 f"game {text!r}: the opponent's RD {rd_text!r} must be a positive "
-                "number"
+                f"number, at most {MAX_RD:,g}"
             )
     opponent = number(who)
-    if opponent is None:
-        raise CalcError(f"game {text!r}: the opponent's rating {who!r} is not a number")
+    if opponent is None or abs(opponent) > MAX_OPPONENT:
+        raise CalcError(
+            f"game {text!r}: the opponent's rating {who!r} is not a number in "
+            f"[-{MAX_OPPONENT:,}, {MAX_OPPONENT:,}]"
+        )
     score = 0.5 if score_text in _DRAWS else number(score_text)
     if score not in (0.0, 0.5, 1.0):
         raise CalcError(f"game {text!r}: the score {score_text!r} must be 1, 0.5 or 0")

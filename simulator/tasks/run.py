@@ -14,6 +14,7 @@ replicates and the results folder, runs the sweep and writes the folder
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import secrets
@@ -29,11 +30,13 @@ import numpy as np
 from tqdm import tqdm
 
 from simulator import __version__
+from simulator._atomic import OutputError, check_output, claim
 from simulator.config import Point, RunConfig, expand
 from simulator.engine import run_replicate
 from simulator.evaluation.results import ReplicateResult, Summary, combine
 
 __all__ = [
+    "ClusterError",
     "Failure",
     "OutFolderError",
     "RunReport",
@@ -132,11 +135,41 @@ def _dask(
         raise RuntimeError(
             "Dask runs need the 'dask' extra: pip install 'ratingsim[dask]'."
         ) from None
+    from concurrent.futures import CancelledError
+
+    from distributed import KilledWorker
+
     connect: Any = Client  # distributed's Client is not fully typed
-    with connect(address) as client:
+    try:
+        client = connect(address, timeout="20s")
+    except (OSError, ValueError, TypeError) as exc:
+        # A bad address (ValueError), nobody listening (OSError after the
+        # timeout): the user's input, not a bug.
+        raise ClusterError(
+            f"cannot reach the Dask scheduler at {address!r}: {_short(exc)}"
+        ) from None
+    with client:
         futures = [client.submit(run_task, c, s, pure=False) for c, s in calls]
         for future in futures:
-            yield future.result()
+            try:
+                result = future.result()
+            except (OSError, KilledWorker, CancelledError) as exc:
+                # A task's own error comes back as a Failure (run_task); these
+                # are the cluster's: a worker killed, the scheduler lost.
+                raise ClusterError(
+                    f"the Dask cluster at {address!r} failed: "
+                    f"{type(exc).__name__}: {_short(exc)}"
+                ) from None
+            yield result
+
+
+def _short(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+class ClusterError(RuntimeError):
+    """The Dask cluster cannot be reached or failed: a one-line error (exit 2)."""
 
 
 def _root(config: RunConfig, seed: int | None) -> int:
@@ -261,8 +294,12 @@ def run(
 # --------------------------------------------------------------------------
 
 
-class OutFolderError(ValueError):
-    """The results folder exists and is not empty: nothing is run."""
+class OutFolderError(OutputError):
+    """The results folder cannot be written: nothing is run.
+
+    It exists and is not empty (without ``force``), is an input, or its
+    folder cannot be written (read-only, full, a file in the way).
+    """
 
 
 @dataclass(frozen=True)
@@ -313,6 +350,7 @@ def run_experiment(
     dask: str | None = None,
     figures: bool = True,
     progress: bool = True,
+    force: bool = False,
     show: Callable[[str], None] = print,
     say: Callable[[str], None] = _stderr,
 ) -> RunReport:
@@ -333,6 +371,9 @@ def run_experiment(
         As :func:`run_sweep`.
     figures : bool
         Draw the PNG figures.
+    force : bool
+        Replace an existing ``out`` (``--force``); it is moved aside only
+        once the new folder is complete.
     show : callable
         Receives the summary table (default: standard output).
     say : callable
@@ -344,9 +385,16 @@ def run_experiment(
     simulator.config.ConfigError
         A bad config (a :class:`ValueError`).
     OutFolderError
-        ``out`` exists and is not an empty folder; nothing is run.
+        ``out`` exists and is not an empty folder (without ``force``), or
+        cannot be written (see :func:`simulator._atomic.check_output`);
+        nothing is run.
     """
-    from simulator.config import default_config, dump_config, load_config
+    from simulator.config import (
+        ConfigError,
+        default_config,
+        dump_config,
+        load_config,
+    )
     from simulator.evaluation.formatting import (
         format_summary_table,
         format_sweep_table,
@@ -362,57 +410,75 @@ def run_experiment(
     if seed is None:
         seed = secrets.randbits(64)
     replicates = replicates if replicates is not None else config.replicates
-    config = dataclasses.replace(config, seed=seed, replicates=replicates)
+    try:
+        config = dataclasses.replace(config, seed=seed, replicates=replicates)
+    except ValueError as exc:  # --seed and --replicates, checked as the config's
+        raise ConfigError(str(exc)) from None
     folder = Path(out) if out else Path("results") / f"run-{seed}"
-    if folder.exists() and (not folder.is_dir() or any(folder.iterdir())):
-        raise OutFolderError(
-            f"the results folder '{folder}' exists and is not empty; choose "
-            "another with --out"
-        )
-    is_sweep = bool(config.variant or config.grid)
-    where = f"on the Dask cluster at {dask}" if dask else "locally"
-    say(f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates, {where}")
-    sweep = run_sweep(config, jobs=jobs, dask=dask, progress=progress)
-    source = config_file if config_file is not None else "the default comparison"
-    common: dict[str, Any] = {
-        "config_text": dump_config(config),
-        "seed": seed,
-        "versions": versions(),
-        "title": config.title,
-        "figures": figures,
-        "reproduce": (
-            f"ratingsim run {'' if config_file is None else config_file + ' '}"
-            f"--seed {seed} --replicates {replicates}"
-        ),
-    }
-    if is_sweep:
-        names = [p.name for p in sweep.points]
-        summaries = [None if r is None else r.summary for r in sweep.results]
-        show(format_sweep_table(sweep_table(names, summaries)))
-        path = write_sweep_report(
+    stack = contextlib.ExitStack()
+    try:
+        # Before the first game: a folder that cannot be written is found now,
+        # not after the run.
+        check_output(
             folder,
-            names,
-            summaries,
-            [vars(f) for f in sweep.failures],
-            point_configs=[dump_config(p.config) for p in sweep.points],
-            **common,
+            force=force,
+            folder=True,
+            inputs=() if config_file is None else (config_file,),
+            option="the results folder",
         )
-    else:
-        result = sweep.results[0]
-        if result is None:
-            failure = sweep.failures[0]
-            say(failure.trace)
-            say(
-                f"ratingsim run: every replicate failed; first: replicate "
-                f"{failure.replicate} ({failure.seed}): {failure.error}"
-            )
-            return RunReport(seed, None, sweep.failures)
-        show(format_summary_table(result.summary))
-        path = write_report(folder, result.summary, **common)
-    for failure in sweep.failures:
+        # Held until the folder is written: a second run into it fails now.
+        stack.enter_context(claim(folder))
+    except OutputError as exc:
+        raise OutFolderError(str(exc)) from None
+    with stack:
+        is_sweep = bool(config.variant or config.grid)
+        where = f"on the Dask cluster at {dask}" if dask else "locally"
         say(
-            f"ratingsim run: FAILED point '{failure.point}', replicate "
-            f"{failure.replicate}, seed {failure.seed}: {failure.error}"
+            f"ratingsim run: {config.title}; seed {seed}, {replicates} replicates, "
+            f"{where}"
         )
-    say(f"Results of {source} written to {path}/")
-    return RunReport(seed, Path(path), sweep.failures)
+        sweep = run_sweep(config, jobs=jobs, dask=dask, progress=progress)
+        source = config_file if config_file is not None else "the default comparison"
+        common: dict[str, Any] = {
+            "config_text": dump_config(config),
+            "seed": seed,
+            "versions": versions(),
+            "title": config.title,
+            "figures": figures,
+            "force": force,
+            "reproduce": (
+                f"ratingsim run {'' if config_file is None else config_file + ' '}"
+                f"--seed {seed} --replicates {replicates}"
+            ),
+        }
+        if is_sweep:
+            names = [p.name for p in sweep.points]
+            summaries = [None if r is None else r.summary for r in sweep.results]
+            show(format_sweep_table(sweep_table(names, summaries)))
+            path = write_sweep_report(
+                folder,
+                names,
+                summaries,
+                [vars(f) for f in sweep.failures],
+                point_configs=[dump_config(p.config) for p in sweep.points],
+                **common,
+            )
+        else:
+            result = sweep.results[0]
+            if result is None:
+                failure = sweep.failures[0]
+                say(failure.trace)
+                say(
+                    f"ratingsim run: every replicate failed; first: replicate "
+                    f"{failure.replicate} ({failure.seed}): {failure.error}"
+                )
+                return RunReport(seed, None, sweep.failures)
+            show(format_summary_table(result.summary))
+            path = write_report(folder, result.summary, **common)
+        for failure in sweep.failures:
+            say(
+                f"ratingsim run: FAILED point '{failure.point}', replicate "
+                f"{failure.replicate}, seed {failure.seed}: {failure.error}"
+            )
+        say(f"Results of {source} written to {path}/")
+        return RunReport(seed, Path(path), sweep.failures)

@@ -15,6 +15,7 @@ from synthetic_summary import (
     write,
 )
 
+from simulator._atomic import OutputError
 from simulator.evaluation import figures
 from simulator.evaluation.figures import FIGURES
 from simulator.evaluation.report import TABLES
@@ -56,11 +57,11 @@ def test_write_report_writes_every_file(written: Path) -> None:
 def test_existing_folder_raises_and_is_left_untouched(
     tmp_path: Path, summary: Summary
 ) -> None:
-    """A non-empty results folder raises FileExistsError and keeps its content."""
+    """A non-empty results folder raises OutputError and keeps its content."""
     out = tmp_path / "results"
     out.mkdir()
     (out / "mine.txt").write_text("keep me")
-    with pytest.raises(FileExistsError, match="already exists"):
+    with pytest.raises(OutputError, match="is a folder that is not empty"):
         write(out, summary)
     assert [p.name for p in out.iterdir()] == ["mine.txt"]
     assert (out / "mine.txt").read_text() == "keep me"
@@ -68,11 +69,13 @@ def test_existing_folder_raises_and_is_left_untouched(
 
 
 def test_existing_file_raises(tmp_path: Path, summary: Summary) -> None:
-    """A file in the way of the results folder raises FileExistsError."""
+    """A file in the way of the results folder raises OutputError, also forced."""
     out = tmp_path / "results"
     out.write_text("not a folder")
-    with pytest.raises(FileExistsError, match="not a folder"):
+    with pytest.raises(OutputError, match="exists; pass --force"):
         write(out, summary)
+    with pytest.raises(OutputError, match="is a file; choose another"):
+        write(out, summary, force=True)
     assert out.read_text() == "not a folder"
 
 

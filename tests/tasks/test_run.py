@@ -281,7 +281,7 @@ def test_non_empty_out_folder_raises_before_running(
     """A non-empty ``out``: OutFolderError (a ValueError) naming it, nothing run."""
     monkeypatch.setattr(simulator.tasks.run, "run_sweep", _no_sweep)
     (tmp_path / "keep.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(OutFolderError, match="exists and is not empty") as info:
+    with pytest.raises(OutFolderError, match="is a folder that is not empty") as info:
         run_experiment(out=tmp_path, seed=1, say=_ignore)
     assert str(tmp_path) in str(info.value)
     assert isinstance(info.value, ValueError)

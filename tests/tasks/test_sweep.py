@@ -19,6 +19,7 @@ import pytest
 
 import simulator.evaluation.report
 import simulator.tasks.run
+from simulator._atomic import OutputError
 from simulator.cli import main
 from simulator.config import (
     ArenaConfig,
@@ -532,7 +533,7 @@ def test_write_sweep_report_refuses_a_full_folder(
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("mine", encoding="utf-8")
-    with pytest.raises(FileExistsError):
+    with pytest.raises(OutputError, match="not empty"):
         _write(out, result)
     assert [p.name for p in out.iterdir()] == ["keep.txt"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out"]
