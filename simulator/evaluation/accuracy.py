@@ -161,11 +161,13 @@ def accuracy(
     true: FloatArray,
     diff: FloatArray,
     true_ranks: Callable[[], FloatArray],
+    rating_ranks: Callable[[], FloatArray] | None = None,
 ) -> dict[str, float]:
     """Offset, RMSE, MAE, Spearman and spread of ``rating`` against ``true``.
 
     ``diff`` is ``rating - true``; ``true_ranks`` returns the average ranks of
-    ``true`` when Spearman needs them.
+    ``true`` when Spearman needs them, and ``rating_ranks``, if given, those
+    of ``rating`` (otherwise they are computed).
     """
     n = rating.shape[0]
     out = dict.fromkeys(("offset", "rmse", "mae", "spearman", "spread"), math.nan)
@@ -179,7 +181,9 @@ def accuracy(
     if sd_true > 0.0:
         out["spread"] = sd_rating / sd_true
     if n >= 2 and sd_true > 0.0 and rating.max() > rating.min():
-        out["spearman"] = spearman(rating, true_ranks())
+        out["spearman"] = spearman(
+            rating, true_ranks(), None if rating_ranks is None else rating_ranks()
+        )
     return out
 
 

@@ -105,6 +105,13 @@ def _convergence_markdown(s: Summary) -> str:
             f"{n} months (KM)",
             f"{n} converged",
         ]
+    index = paired_index(s)
+    middle = stems[len(stems) // 2]
+    if index:
+        header += [
+            delta_header(s, f"{middle.upper()} (KM)"),
+            delta_header(s, f"{middle.upper()} converged"),
+        ]
     rows = []
     for _, row in s.summary.iterrows():
         cells = [str(row["system"])]
@@ -116,6 +123,12 @@ def _convergence_markdown(s: Summary) -> str:
                 _with_interval(row, f"{st}_so_far", 1),
                 _km(row, f"{st}_months", 1),
                 _share(row, f"{st}_converged"),
+            ]
+        if index:
+            key = ("summary", "", str(row["system"]))
+            cells += [
+                delta_cell(s, index, (*key, f"{middle}_median"), 1),
+                delta_cell(s, index, (*key, f"{middle}_converged"), 2),
             ]
         rows.append(cells)
     return _markdown_table(header, rows)
@@ -337,6 +350,21 @@ def _bands_markdown(s: Summary) -> str:
         parts.append(
             f"RMSE / bias (n) per band, {what}\n\n" + _markdown_table(header, rows)
         )
+    index = paired_index(s)
+    figure = "bias_common" if "rmse_common" in b else "bias"
+    if index:
+        rows = []
+        for name in s.systems:
+            row = [name]
+            for x in bands:
+                band = f"{x:.0f}+" if math.isfinite(x) else "below"
+                row.append(delta_cell(s, index, ("bands", band, name, figure), 0))
+            rows.append(row)
+        where = "on the common support" if figure == "bias_common" else ""
+        parts.append(
+            f"{delta_header(s, 'bias')} per band {where}\n\n"
+            + _markdown_table(header, rows)
+        )
     return "\n\n".join(parts)
 
 
@@ -351,6 +379,14 @@ def _groups_markdown(s: Summary) -> str:
             f"N{t:g} months (KM)",
         ]
     header += ["final error"]
+    index = paired_index(s)
+    paired = bool(index)
+    if paired:
+        header += [
+            delta_header(s, "final error"),
+            delta_header(s, "converged within the middle threshold"),
+        ]
+    middle = stems[len(stems) // 2]
     rows = []
     for _, r in g[g["n"] > 0].iterrows():
         row = [str(r["group"]), str(r["system"]), _number(r["n"], 0)]
@@ -363,6 +399,12 @@ def _groups_markdown(s: Summary) -> str:
                 _km(r, f"{stem}_months", 1),
             ]
         row.append(_with_interval(r, "final_error", 1))
+        if paired:
+            key = ("groups", str(r["group"]), str(r["system"]))
+            row += [
+                delta_cell(s, index, (*key, "final_error"), 1),
+                delta_cell(s, index, (*key, f"{middle}_converged"), 2),
+            ]
         rows.append(row)
     return _markdown_table(header, rows)
 

@@ -35,7 +35,7 @@ from numpy.typing import NDArray
 from simulator._jit import jit
 from simulator._types import FloatArray, IntArray
 
-__all__ = ["TrueRanks", "argsort", "average_ranks", "spearman"]
+__all__ = ["TrueRanks", "argsort", "average_ranks", "needs_sort", "spearman"]
 
 
 def average_ranks(x: FloatArray) -> FloatArray:
@@ -136,6 +136,11 @@ def _order_of_keys(
     return order
 
 
+def needs_sort(x: FloatArray) -> bool:
+    """Whether :func:`average_ranks` of ``x`` sorts (rather than counts)."""
+    return x.shape[0] > 0 and not _whole_in_short_range(x)
+
+
 def _whole_in_short_range(x: FloatArray) -> bool:
     """Whether ``x`` (not empty) holds whole numbers spanning at most ``4n + 1024``."""
     n = x.shape[0]
@@ -234,7 +239,9 @@ class TrueRanks:
 
     One sort of those players (``among``) per checkpoint; a subset's ranks are
     read from it in one pass, and subsets that recur (systems rating the same
-    players) are ranked once.
+    players) are ranked once. The recorder also ranks a system's ratings this
+    way when it needs them over two sets of players (its own and the common
+    support).
     """
 
     def __init__(self, true: FloatArray, among: IntArray) -> None:
@@ -264,8 +271,13 @@ class TrueRanks:
 _EXACT_RANK_CORRELATION = 250_000
 
 
-def spearman(rating: FloatArray, true_ranks: FloatArray) -> float:
+def spearman(
+    rating: FloatArray, true_ranks: FloatArray, rating_ranks: FloatArray | None = None
+) -> float:
     """Spearman's rho: the Pearson correlation of the ranks.
+
+    ``rating_ranks``, if given, are the average ranks of ``rating`` (read
+    from an order already known, :class:`TrueRanks` of the ratings): no sort.
 
     The number of ``scipy.stats.spearmanr``, which is ``np.corrcoef`` of the
     average ranks; ``true_ranks`` are those of the true strengths
@@ -279,7 +291,7 @@ def spearman(rating: FloatArray, true_ranks: FloatArray) -> float:
     step: the same bits, without the copies. Above that size,
     ``np.corrcoef`` itself.
     """
-    ranks = average_ranks(rating)
+    ranks = average_ranks(rating) if rating_ranks is None else rating_ranks
     if rating.shape[0] <= _EXACT_RANK_CORRELATION:
         return _rank_correlation(ranks, true_ranks)
     both = np.empty((2, rating.shape[0]))
