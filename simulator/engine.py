@@ -20,6 +20,7 @@ the CLI.
 from __future__ import annotations
 
 import dataclasses
+import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -221,7 +222,13 @@ class _Arena:
             groups["other newcomers"] = self.in_arena & (
                 population.kind == PlayerKind.NEWCOMER
             )
-        self.recorder = Recorder(self.labels, n, run.metrics, groups=groups)
+        self.recorder = Recorder(
+            self.labels,
+            n,
+            run.metrics,
+            groups=groups,
+            common_from=float(start + steady_from(run)),
+        )
         self.games_played = np.zeros(n, dtype=np.intp)
         self.last_game = np.full(n, -np.inf)
         self.busy_until = np.full(n, -1, dtype=np.int64)
@@ -561,6 +568,33 @@ class _Arena:
         )
 
 
+def checkpoint_offsets(config: RunConfig) -> list[int]:
+    """The checkpoints' days, counted from the first day, in order.
+
+    Every ``checkpoint_days`` days and on the last day, after the burn-in.
+    """
+    n_days = round(config.years * DAYS_PER_YEAR)
+    burn_in = round(config.burn_in_years * DAYS_PER_YEAR)
+    return [
+        i
+        for i in range(burn_in, n_days)
+        if (i + 1) % config.checkpoint_days == 0 or i == n_days - 1
+    ]
+
+
+def steady_from(config: RunConfig) -> int:
+    """The offset of the first checkpoint of the steady-state window.
+
+    The window is the recorder's: the last ``metrics.steady_fraction`` of the
+    checkpoints, at least one.
+    """
+    offsets = checkpoint_offsets(config)
+    if not offsets:
+        return 0
+    n_steady = max(1, math.ceil(config.metrics.steady_fraction * len(offsets)))
+    return offsets[len(offsets) - n_steady]
+
+
 def run_replicate(
     config: RunConfig,
     rng: np.random.Generator,
@@ -585,7 +619,7 @@ def run_replicate(
     """
     start = day_of(config.start_date)
     n_days = round(config.years * DAYS_PER_YEAR)
-    burn_in = round(config.burn_in_years * DAYS_PER_YEAR)
+    checkpoints = set(checkpoint_offsets(config))
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
     arenas = [_Arena(a, config, population, start, rng) for a in config.arena]
     world = _World(population)
@@ -594,9 +628,7 @@ def run_replicate(
         for arena in arenas:
             arena.play_day(world, day, rng)
             arena.close_periods(day)
-        if ((i + 1) % config.checkpoint_days == 0 or i == n_days - 1) and (
-            i >= burn_in
-        ):
+        if i in checkpoints:
             # Checkpoints read everyone's true strength.
             world.advance_all(day, rng)
             for arena in arenas:

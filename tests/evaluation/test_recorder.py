@@ -709,3 +709,30 @@ def test_bands_on_the_common_support() -> None:
     own = error[2:4] - error.mean()
     assert bands.loc[("a", 1400.0), "bias"] == pytest.approx(own.mean())
     assert bands.loc[("b", 1600.0), "rmse_common"] == bands.loc[("b", 1600.0), "rmse"]
+
+
+def test_common_support_only_from_common_from() -> None:
+    """Before ``common_from`` the common figures are NaN; after, computed."""
+    n = 6
+    true = np.linspace(1400.0, 1900.0, n)
+    b = np.where(np.arange(n) < 4, true, np.nan)
+    rec = Recorder(["a", "b"], n, MetricsConfig(steady_fraction=0.5), common_from=7.0)
+    everyone, nobody = np.ones(n, bool), np.zeros(n, bool)
+    for day in (0.0, 7.0):
+        rec.checkpoint(
+            day,
+            {"a": true + 10.0, "b": b},
+            true,
+            everyone,
+            np.zeros(n, np.intp),
+            nobody,
+            nobody,
+        )
+    result = rec.result()
+    ts = result.timeseries.set_index(["day", "system"])
+    assert math.isnan(ts.loc[(0.0, "a"), "rmse_common"])
+    assert math.isnan(ts.loc[(0.0, "a"), "n_common"])
+    assert ts.loc[(7.0, "a"), "n_common"] == 4
+    assert result.summary.set_index("system").loc["a", "rmse_common"] == 0.0
+    with pytest.raises(ValueError, match="common_from"):
+        Recorder(["a"], n, common_from=math.nan)
