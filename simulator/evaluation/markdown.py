@@ -381,12 +381,12 @@ def _groups_markdown(s: Summary) -> str:
     header += ["final error"]
     index = paired_index(s)
     paired = bool(index)
+    middle = stems[len(stems) // 2]
     if paired:
         header += [
             delta_header(s, "final error"),
-            delta_header(s, "converged within the middle threshold"),
+            delta_header(s, f"{middle.upper()} converged"),
         ]
-    middle = stems[len(stems) // 2]
     rows = []
     for _, r in g[g["n"] > 0].iterrows():
         row = [str(r["group"]), str(r["system"]), _number(r["n"], 0)]
