@@ -89,17 +89,28 @@ def loss_sums_by_pair(
     took ``record_games`` (1,000,000 games, 7 systems) from 63 to 223 ms in
     ``benchmarks/run.py``'s hotpaths.
     """
+    own, work = _minus_log_loss(expected, score, other)
+    d = np.subtract(score, expected, out=work)
+    d *= d
+    _sum_by_pair(own, d, pair, log_loss, brier)
+
+
+def _minus_log_loss(
+    expected: FloatArray, score: FloatArray, other: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """``s ln E + (1 - s) ln(1 - E)`` per game (E clipped), and a spent buffer.
+
+    The same operations as the formula, in place: one temporary besides the
+    result, handed back for reuse.
+    """
     e = np.clip(expected, CLIP, 1.0 - CLIP)
-    # -log loss per game, in place: s ln E + (1 - s) ln(1 - E).
     own = np.log(e)
     own *= score
     np.negative(e, out=e)
     np.log1p(e, out=e)
     e *= other
     own += e
-    d = np.subtract(score, expected, out=e)
-    d *= d
-    _sum_by_pair(own, d, pair, log_loss, brier)
+    return own, e
 
 
 @jit
@@ -127,14 +138,7 @@ def log_loss_sum(
     expected: FloatArray, score: FloatArray, other: FloatArray | None = None
 ) -> float:
     """``-sum(s ln E + (1 - s) ln(1 - E))``, E clipped; ``other`` is ``1 - s``."""
-    e = np.clip(expected, CLIP, 1.0 - CLIP)
     if other is None:
         other = 1.0 - score
-    # The same operations as the formula, in place.
-    own = np.log(e)
-    own *= score
-    np.negative(e, out=e)
-    np.log1p(e, out=e)
-    e *= other
-    own += e
+    own, _ = _minus_log_loss(expected, score, other)
     return float(-np.sum(own))
