@@ -30,6 +30,16 @@ _HEADLINE_COLUMNS: tuple[_Column, ...] = (
     ("log_loss_excess", 4, True),
     ("offset", 1, True),
 )
+#: The headline with the common support: RMSE over the players every system
+#: rates, then over each system's own; log loss between rated players, then
+#: over all games.
+_HEADLINE_COMMON: tuple[_Column, ...] = (
+    ("rmse_common", 1, False),
+    ("rmse", 1, False),
+    ("log_loss_common", 4, False),
+    ("log_loss", 4, False),
+    ("offset", 1, True),
+)
 #: The header of a sweep's table; each row is the point, arena and system
 #: followed by the figures of _SWEEP_CELLS (column, digits).
 _SWEEP_HEADER = ("point", "arena", "system", "N50", "RMSE", "log loss", "offset")
@@ -176,6 +186,19 @@ def _system_rows(
 
 def _headline_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
     stem = _headline_threshold(summary)
+    if {"rmse_common", "log_loss_common"} <= set(summary.summary.columns):
+        # Like for like first: the players every system rates, the games
+        # between players every system rates.
+        header = [
+            "system",
+            f"{stem.upper()} (games)",
+            "RMSE, common",
+            "RMSE, own",
+            "log loss, both rated",
+            "log loss, all",
+            "offset",
+        ]
+        return header, _system_rows(summary, [stem], _HEADLINE_COMMON)
     header = [
         "system",
         f"{stem.upper()} median (games)",
@@ -191,11 +214,15 @@ def format_summary_table(summary: Summary | Mapping[str, Summary]) -> str:
     """The terminal summary: one row per system.
 
     Columns: the median games to stay within 50 points (N50, or the middle
-    threshold when 50 is not measured) with the share of newcomers who got
-    there; the steady-state RMSE after removing the offset; the log loss of
-    the system's predictions and its excess over the oracle's; the offset
-    ``mean(rating - true)``. ``±`` gives the half-width of the confidence
-    interval across replicates (absent with one replicate).
+    threshold when 50 is not measured; Kaplan-Meier and "games so far") with
+    the share of newcomers who got there; the steady-state RMSE after
+    removing the offset, over the players every system rates (common) and
+    over the system's own; the log loss of the system's predictions between
+    players every system rates and over all games; the offset
+    ``mean(rating - true)``. A summary without the common support's columns
+    gets the RMSE, the log loss and its excess over the oracle's instead.
+    ``±`` gives the half-width of the confidence interval across replicates
+    (absent with one replicate).
 
     Parameters
     ----------

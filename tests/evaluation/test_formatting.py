@@ -39,3 +39,17 @@ def test_summary_table_unconverged_reads_not_reached() -> None:
     text = format_summary_table(combine([result]))
     fide = next(line for line in text.splitlines() if line.startswith("fide"))
     assert "not reached" in fide
+
+
+def test_summary_table_puts_the_common_support_first(summary: Summary) -> None:
+    """With the common support recorded, the headline is like for like first."""
+    text = format_summary_table(summary)
+    header = text.splitlines()[1]
+    assert header.index("RMSE, common") < header.index("RMSE, own")
+    assert header.index("log loss, both rated") < header.index("log loss, all")
+    row = summary.summary.set_index("system").loc[SYSTEMS[-1]]
+    line = next(x for x in text.splitlines() if x.startswith(SYSTEMS[-1] + " "))
+    assert f"{row['rmse_common']:.1f}" in line and f"{row['rmse']:.1f}" in line
+    plain = summary.summary.drop(columns=["rmse_common", "log_loss_common"])
+    without = format_summary_table(Summary(**{**summary.__dict__, "summary": plain}))
+    assert "excess over oracle" in without.splitlines()[1]
