@@ -19,7 +19,7 @@ base (``_jit``,        nothing of ``simulator``
 ``config``             base, systems, world, evaluation
 ``engine``             base, systems, world, evaluation, config
 ``tasks/``             base, systems, world, evaluation, data, config, engine
-``cli``                everything above
+``cli``, ``__main__``  everything above
 =====================  ==================================================
 """
 

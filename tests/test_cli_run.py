@@ -176,3 +176,30 @@ def test_empty_out_folder_is_used(
     assert "fide" in captured.out and "lichess" in captured.out
     assert (out / "report.md").is_file()
     assert parse_config((out / "config.toml").read_text(encoding="utf-8")).seed == 5
+
+
+def test_python_dash_m_simulator_is_the_command() -> None:
+    """``python -m simulator`` runs the CLI (a checkout without the script)."""
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-m", "simulator", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    from simulator import __version__
+
+    assert done.stdout.strip() == __version__
+
+
+def test_a_mistyped_system_parameter_names_the_closest() -> None:
+    """A typo in a system's parameter is a one-line error that suggests the key."""
+    from simulator.config import ConfigError, parse_config
+
+    with pytest.raises(
+        ConfigError, match=r"no parameter 'taux' \(did you mean 'tau'\?\)"
+    ):
+        parse_config('[[arena]]\nsystems = [{ system = "glicko2", taux = 0.5 }]\n')

@@ -64,6 +64,8 @@ def layer_of(module: str) -> str:
     parts = module.split(".")
     if parts[0] != "simulator":
         raise ValueError(f"{module!r} is not a module of simulator")
+    if len(parts) > 1 and parts[1] == "__main__":
+        return "cli"  # ``python -m simulator`` is the command line
     if len(parts) == 1 or parts[1].startswith("_"):
         return "base"
     if parts[1] not in ALLOWED:

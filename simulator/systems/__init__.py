@@ -11,6 +11,8 @@ they are given: a system sees arrays of players and games.
 
 from __future__ import annotations
 
+import dataclasses
+import difflib
 from collections.abc import Callable
 from typing import Any, Protocol, runtime_checkable
 
@@ -25,7 +27,7 @@ from simulator.systems.glicko import Glicko
 from simulator.systems.glicko2 import Glicko2
 from simulator.systems.lichess import Lichess
 
-__all__ = ["SYSTEMS", "Games", "RatingSystem", "make_system"]
+__all__ = ["SYSTEMS", "Games", "RatingSystem", "make_system", "parameters"]
 
 
 @runtime_checkable
@@ -127,11 +129,37 @@ def make_system(name: str, **params: Any) -> RatingSystem:
     Raises
     ------
     ValueError
-        For an unknown name, listing the known ones.
+        For an unknown name, listing the known ones; for a parameter the
+        system does not have, naming it, the closest known one and the rest.
+
+    Examples
+    --------
+    >>> make_system("glicko2", taux=0.5)
+    Traceback (most recent call last):
+    ...
+    ValueError: Rating system 'glicko2' has no parameter 'taux' (did you mean 'tau'?)...
     """
     try:
         factory = SYSTEMS[name]
     except KeyError:
         known = ", ".join(SYSTEMS)
         raise ValueError(f"Unknown rating system {name!r}. Known: {known}.") from None
+    known_params = parameters(name)
+    for key in params:
+        if key not in known_params:
+            close = difflib.get_close_matches(key, known_params, n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise ValueError(
+                f"Rating system {name!r} has no parameter {key!r}{hint}. Its "
+                f"parameters: {', '.join(known_params)}."
+            )
     return factory(**params)
+
+
+def parameters(name: str) -> list[str]:
+    """The parameters of the registered system ``name``, in their order.
+
+    The fields of its frozen dataclass that its constructor takes.
+    """
+    system = SYSTEMS[name]()
+    return [f.name for f in dataclasses.fields(system) if f.init]  # type: ignore[arg-type]
