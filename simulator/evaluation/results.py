@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 import numpy as np
 import pandas as pd
@@ -113,6 +113,9 @@ class ReplicateResult:
     comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     bands: pd.DataFrame = field(default_factory=pd.DataFrame)
 
+    def __repr__(self) -> str:
+        return _short_repr(self, "one replicate")
+
 
 @dataclass(frozen=True, eq=False)
 class Summary:
@@ -183,6 +186,23 @@ class Summary:
     bands: pd.DataFrame = field(default_factory=pd.DataFrame)
     reference: str = ""
     paired: pd.DataFrame = field(default_factory=pd.DataFrame)
+
+    def __repr__(self) -> str:
+        return _short_repr(
+            self,
+            f"{self.n_replicates} replicates, reference {self.reference!r}",
+        )
+
+
+def _short_repr(result: ReplicateResult | Summary, what: str) -> str:
+    """The systems, ``what``, and each table's shape: not the tables themselves."""
+    shapes = ", ".join(
+        f"{f.name} {value.shape[0]}x{value.shape[1]}"
+        for f in fields(result)
+        if isinstance(value := getattr(result, f.name), pd.DataFrame)
+    )
+    systems = ", ".join(result.systems)
+    return f"{type(result).__name__}({systems}; {what}; tables: {shapes})"
 
 
 def median_interval(values: np.ndarray, confidence: float) -> tuple[float, float]:

@@ -111,3 +111,14 @@ def test_combine_rejects_mismatched_replicates() -> None:
         combine([])
     with pytest.raises(ValueError, match="'confidence' parameter"):
         combine([a], confidence=1.0)
+
+
+def test_repr_names_systems_and_shapes_not_tables() -> None:
+    """Repr of a result is one line: systems, replicates and table shapes."""
+    from synthetic_summary import three_replicates
+
+    summary = three_replicates()
+    text = repr(summary)
+    assert "\n" not in text and len(text) < 400
+    assert text.startswith("Summary(fide, glicko2, lichess; 3 replicates")
+    assert f"summary {summary.summary.shape[0]}x{summary.summary.shape[1]}" in text
