@@ -11,7 +11,9 @@ layer                  may import
 =====================  ==================================================
 base (``_jit``,        nothing of ``simulator``
 ``_types``,
-``_validate``)
+``_validate``,
+``_calendar``,
+``_atomic``)
 ``systems/``           base
 ``world/``             base
 ``evaluation/``        base

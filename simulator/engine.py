@@ -20,7 +20,6 @@ the CLI.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -486,7 +485,8 @@ class _Arena:
         the round's games with their results.
         """
         n = white.shape[0]
-        true = world.strength(np.concatenate([white, black]), today, rng)
+        both = np.concatenate([white, black])
+        true = world.strength(both, today, rng)
         true_white, true_black = true[:n], true[n:]
         score = self.outcomes.sample(true_white, true_black, rng)
         if today >= self.measure_from:
@@ -498,7 +498,7 @@ class _Arena:
                 expected,
                 self.outcomes.expected_score(true_white, true_black),
                 score,
-                self._pair_types(white, black),
+                self._pair_types(both),
             )
         games = Games(
             white, black, score, np.full(white.size, float(day)), event, event_start
@@ -517,17 +517,17 @@ class _Arena:
         self.last_game[black] = day
         return games
 
-    def _pair_types(self, white: IntArray, black: IntArray) -> np.ndarray[Any, Any]:
+    def _pair_types(self, both: IntArray) -> np.ndarray[Any, Any]:
         """Per game, how many of its players some system has not rated yet (0-2).
 
-        Before the round's games are rated, as the predictions are made.
+        ``both`` is the round's White players, then its Black players. Before
+        the round's games are rated, as the predictions are made.
         """
-        new_white = np.zeros(white.shape, dtype=bool)
-        new_black = np.zeros(black.shape, dtype=bool)
+        new = np.zeros(both.shape, dtype=bool)
         for r in self.rated:
-            new_white |= ~r.system.is_rated(r.state, white)
-            new_black |= ~r.system.is_rated(r.state, black)
-        return new_white.astype(np.int8) + new_black.astype(np.int8)
+            new |= ~r.system.is_rated(r.state, both)
+        n = both.shape[0] // 2
+        return new[:n].astype(np.int8) + new[n:].astype(np.int8)
 
     # --- periods and checkpoints -------------------------------------------------
 
@@ -591,7 +591,7 @@ def steady_from(config: RunConfig) -> int:
     offsets = checkpoint_offsets(config)
     if not offsets:
         return 0
-    n_steady = max(1, math.ceil(config.metrics.steady_fraction * len(offsets)))
+    n_steady = config.metrics.n_steady(len(offsets))
     return offsets[len(offsets) - n_steady]
 
 

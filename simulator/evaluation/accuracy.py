@@ -30,6 +30,7 @@ from collections.abc import Callable
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._calendar import DAYS_PER_YEAR
 from simulator._jit import jit
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator.evaluation.ranks import spearman
@@ -43,11 +44,6 @@ __all__ = [
     "moments",
     "rated_players",
 ]
-
-#: Length of the year used by the slopes, in days: the Gregorian year, as the
-#: world's (``simulator.world.strengths.DAYS_PER_YEAR``, which this layer may
-#: not import).
-DAYS_PER_YEAR = 365.2425
 
 
 def drift_per_year(day: ArrayLike, drift: ArrayLike) -> float:

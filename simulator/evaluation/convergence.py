@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import NDArray
 
+from simulator._calendar import DAYS_PER_MONTH
 from simulator._jit import jit
 from simulator._types import BoolArray, FloatArray, IntArray
 
@@ -48,10 +49,6 @@ __all__ = [
     "newcomer_errors",
     "so_far_median",
 ]
-
-#: Days in a month of the Gregorian calendar, 365.2425 / 12 (the unit of
-#: :func:`months_to_converge`).
-DAYS_PER_MONTH = 365.2425 / 12.0
 
 
 def kaplan_meier_quantiles(

@@ -44,7 +44,7 @@ from simulator.evaluation.paired_tables import (
     paired_note,
     prediction_markdown,
 )
-from simulator.evaluation.results import Summary
+from simulator.evaluation.results import Summary, band_name
 from simulator.evaluation.settings import threshold_name
 
 #: Games at which the report tabulates the newcomers' median error.
@@ -357,7 +357,7 @@ def _bands_markdown(s: Summary) -> str:
         for name in s.systems:
             row = [name]
             for x in bands:
-                band = f"{x:.0f}+" if math.isfinite(x) else "below"
+                band = band_name(x)
                 row.append(delta_cell(s, index, ("bands", band, name, figure), 0))
             rows.append(row)
         where = "on the common support" if figure == "bias_common" else ""

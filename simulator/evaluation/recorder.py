@@ -169,6 +169,8 @@ class Recorder:
         if math.isnan(common_from):
             raise ValueError("The 'common_from' parameter of Recorder must not be NaN.")
         self.common_from = float(common_from)
+        # The empty cohort of the common support's pass (no cohort figures).
+        self._nobody = np.zeros(self.n_players, dtype=bool)
         self.config = MetricsConfig() if config is None else config
         cfg = self.config
         n_sys, n_thr = len(names), len(cfg.thresholds)
@@ -436,7 +438,6 @@ class Recorder:
             for r in all_ratings:
                 common &= ~np.isnan(r)
             n_common = int(np.count_nonzero(common))
-            nobody = np.zeros(n, dtype=bool)
         for i, name in enumerate(self.systems):
             r = all_ratings[i]
             sel, r_sel, true_sel, diff, cohort_diff = rated_players(
@@ -476,7 +477,7 @@ class Recorder:
                 common_bands = own_bands
             else:
                 c_sel, c_r, c_true, c_diff, _ = rated_players(
-                    r, true, common, nobody, candidates, sel_work, work
+                    r, true, common, self._nobody, candidates, sel_work, work
                 )
                 # The common support is a subset of the players counted.
                 same = accuracy(
@@ -542,7 +543,7 @@ class Recorder:
 
         # Summary: convergence quantiles, steady state, drift, prediction.
         n_cp = len(self._series["day"]) // max(len(systems), 1)
-        n_steady = max(1, math.ceil(cfg.steady_fraction * n_cp)) if n_cp else 0
+        n_steady = cfg.n_steady(n_cp)
         seen = np.flatnonzero(self._seen)
         rows: dict[str, list[float | str]] = {"system": list(systems)}
         by_system = [self._convergence(seen, i) for i in range(len(systems))]

@@ -24,7 +24,7 @@ from simulator._validate import check_choice, check_interval
 from simulator.evaluation.paired import paired_differences
 from simulator.evaluation.settings import threshold_name
 
-__all__ = ["ReplicateResult", "Summary", "combine", "median_interval"]
+__all__ = ["ReplicateResult", "Summary", "band_name", "combine", "median_interval"]
 
 #: Columns that are counts: averaged over replicates, without an interval.
 _COUNTS = frozenset({"n", "n_games", "n_rated", "n_newcomers", "n_common"})
@@ -453,7 +453,7 @@ def _paired(
             continue
         if by == "band":
             # The band's lower edge, as the report names it.
-            tables = [t.assign(band=t["band"].map(_band_name)) for t in tables]
+            tables = [t.assign(band=t["band"].map(band_name)) for t in tables]
         frames.append(
             paired_differences(
                 tables,
@@ -467,7 +467,7 @@ def _paired(
     return pd.concat(frames, ignore_index=True)
 
 
-def _band_name(low: float) -> str:
+def band_name(low: float) -> str:
     """A band of true strength by its lower edge: ``"1600+"``, ``"below"``."""
     return f"{low:.0f}+" if math.isfinite(low) else "below"
 

@@ -146,3 +146,14 @@ class MetricsConfig:
     def n_error_bins(self) -> int:
         """Finite bins of the error histogram (the overflow bin comes on top)."""
         return math.ceil(self.curve_max_error / self.curve_bin_width)
+
+    def n_steady(self, n_checkpoints: int) -> int:
+        """Checkpoints in the steady-state window: the last ``steady_fraction``.
+
+        At least one when there is any checkpoint; none otherwise. The
+        recorder averages over them; the engine computes the common-support
+        figures at them only.
+        """
+        if n_checkpoints <= 0:
+            return 0
+        return max(1, math.ceil(self.steady_fraction * n_checkpoints))

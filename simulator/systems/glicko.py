@@ -30,6 +30,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from simulator._calendar import DAYS_PER_YEAR
 from simulator._jit import jit
 from simulator._types import BoolArray
 from simulator.systems._common import (
@@ -80,8 +81,6 @@ RD = 350.0
 #: Default ``c``: RD grows from 50 back to 350 in exactly 100 idle periods,
 #: ``c = sqrt((350^2 - 50^2) / 100) = sqrt(1200)``, about 34.64.
 C = float(np.sqrt(1200.0))
-#: Mean Gregorian year, for the default per-game growth rate.
-DAYS_PER_YEAR = 365.2425
 #: Mean length in days of each calendar period of :data:`glicko2.PERIODS`.
 _PERIOD_DAYS: dict[str, float] = {
     name: 7.0 if months == 0 else months * DAYS_PER_YEAR / 12.0

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from simulator._calendar import DAYS_PER_YEAR
 from simulator._jit import jit
 
 if TYPE_CHECKING:
@@ -33,9 +34,6 @@ if TYPE_CHECKING:
 __all__ = ["DAYS_PER_YEAR", "Strengths", "advance"]
 
 FloatArray = NDArray[np.float64]
-
-#: Days in a mean Gregorian year.
-DAYS_PER_YEAR = 365.2425
 
 
 @functools.cache
