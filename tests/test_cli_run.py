@@ -11,35 +11,11 @@ import sys
 from pathlib import Path
 
 import pytest
+from small_configs import TWO_ARENAS
 
 import simulator.tasks.run
 from simulator.cli import main
 from simulator.config import parse_config
-
-#: A small two-arena experiment: OTB rated by FIDE rules, online by Lichess.
-SMALL = """
-title = "small"
-years = 1
-replicates = 2
-
-[population]
-n_players = 100
-
-[[arena]]
-name = "otb"
-systems = ["fide", "glicko2"]
-
-[[arena]]
-name = "online"
-systems = ["lichess"]
-outcomes = "online"
-
-[arena.schedule]
-kind = "online"
-participation = 0.5
-activity_scale = 2.0
-rounds_per_day = 2
-"""
 
 #: Bad configs, each with a piece of the one-line message it must give.
 BAD_CONFIGS = {
@@ -136,7 +112,7 @@ def test_non_empty_out_folder_is_refused_before_running(
 ) -> None:
     """An existing non-empty --out: exit 2 before any replicate, folder untouched."""
     monkeypatch.setattr(simulator.tasks.run, "run_sweep", _no_run)
-    config = _write(tmp_path / "small.toml", SMALL)
+    config = _write(tmp_path / "small.toml", TWO_ARENAS)
     out = tmp_path / "out"
     out.mkdir()
     _write(out / "keep.txt", "mine")
@@ -153,7 +129,7 @@ def test_out_that_is_a_file_is_refused(
 ) -> None:
     """An --out that names a file: exit 2 before running, the file untouched."""
     monkeypatch.setattr(simulator.tasks.run, "run_sweep", _no_run)
-    config = _write(tmp_path / "small.toml", SMALL)
+    config = _write(tmp_path / "small.toml", TWO_ARENAS)
     out = _write(tmp_path / "out", "a file")
     assert main(["run", str(config), "--out", str(out)]) == 2
     assert len(capsys.readouterr().err.splitlines()) == 1
@@ -164,7 +140,7 @@ def test_empty_out_folder_is_used(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """An existing empty --out folder is filled, and the summary table printed."""
-    tiny = SMALL.replace("years = 1", "years = 0.1").replace(
+    tiny = TWO_ARENAS.replace("years = 1", "years = 0.1").replace(
         "replicates = 2", "replicates = 1"
     )
     config = _write(tmp_path / "tiny.toml", tiny)

@@ -13,6 +13,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from small_configs import TWO_ARENAS
 
 import simulator.tasks.run
 from simulator.config import load_config, parse_config
@@ -161,31 +162,6 @@ def test_fresh_seed_is_recorded() -> None:
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
-#: A small two-arena experiment: OTB rated by FIDE rules, online by Lichess.
-FOLDER_CONFIG = """
-title = "small"
-years = 1
-replicates = 2
-
-[population]
-n_players = 100
-
-[[arena]]
-name = "otb"
-systems = ["fide", "glicko2"]
-
-[[arena]]
-name = "online"
-systems = ["lichess"]
-outcomes = "online"
-
-[arena.schedule]
-kind = "online"
-participation = 0.5
-activity_scale = 2.0
-rounds_per_day = 2
-"""
-
 
 def _ignore(text: str) -> None:
     """A ``show``/``say`` that drops what it is given."""
@@ -199,7 +175,7 @@ def small_runs(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Pa
     """
     root = tmp_path_factory.mktemp("runs")
     config = root / "small.toml"
-    config.write_text(FOLDER_CONFIG, encoding="utf-8")
+    config.write_text(TWO_ARENAS, encoding="utf-8")
     first, second = root / "first", root / "second"
     for out, jobs, figures in ((first, 2, True), (second, 1, False)):
         done = run_experiment(
@@ -292,7 +268,7 @@ def test_messages_and_table_go_to_the_callbacks(tmp_path: Path) -> None:
     """The summary table goes to ``show``; the start and the folder to ``say``."""
     config = tmp_path / "tiny.toml"
     config.write_text(
-        FOLDER_CONFIG.replace("years = 1", "years = 0.1").replace(
+        TWO_ARENAS.replace("years = 1", "years = 0.1").replace(
             "replicates = 2", "replicates = 1"
         ),
         encoding="utf-8",
@@ -325,7 +301,7 @@ def test_seed_is_drawn_and_folder_named_after_it(
     monkeypatch.chdir(tmp_path)
     config = tmp_path / "tiny.toml"
     config.write_text(
-        FOLDER_CONFIG.replace("years = 1", "years = 0.05").replace(
+        TWO_ARENAS.replace("years = 1", "years = 0.05").replace(
             "replicates = 2", "replicates = 1"
         ),
         encoding="utf-8",
