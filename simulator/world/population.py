@@ -26,7 +26,12 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
+from simulator._calendar import DAYS_PER_MONTH
 from simulator._validate import check_interval
+from simulator.world.development import junior_growth
+from simulator.world.entrants import activity_sd, entry_strength
+from simulator.world.exits import departure_days
+from simulator.world.federations import assign_federations
 from simulator.world.population_config import PopulationConfig
 from simulator.world.strengths import DAYS_PER_YEAR, _growth_integral
 
@@ -102,6 +107,9 @@ class Population:
         (players are advanced on their own when only some are needed, see
         :func:`~simulator.world.strengths.advance`); ``day`` for everyone by
         default.
+    federation : ndarray of shape (n_players,), optional
+        Each player's federation (int16, an index into
+        ``config.federations``); 0 for everyone by default.
     """
 
     config: PopulationConfig
@@ -115,11 +123,14 @@ class Population:
     growth: FloatArray
     kind: NDArray[np.int8]
     strength_day: FloatArray = dataclasses.field(default_factory=lambda: _EVERYONE)
+    federation: NDArray[np.int16] = dataclasses.field(default_factory=lambda: _EVERYONE)
 
     def __post_init__(self) -> None:
         n = np.shape(self.true_strength)[0] if np.ndim(self.true_strength) else -1
         if self.strength_day is _EVERYONE:
             object.__setattr__(self, "strength_day", np.full(max(n, 0), self.day))
+        if self.federation is _EVERYONE:
+            object.__setattr__(self, "federation", np.zeros(max(n, 0), np.int16))
         dtypes: dict[str, Any] = {
             "true_strength": np.float64,
             "birth_day": np.float64,
@@ -130,6 +141,7 @@ class Population:
             "growth": np.float64,
             "kind": np.int8,
             "strength_day": np.float64,
+            "federation": np.int16,
         }
         for name, dtype in dtypes.items():
             value = getattr(self, name)
@@ -207,7 +219,9 @@ def _ages(
     return low + rng.random(n) * (high - low)
 
 
-def _lognormal_mean_one(sd: float, n: int, rng: np.random.Generator) -> FloatArray:
+def _lognormal_mean_one(
+    sd: float | FloatArray, n: int, rng: np.random.Generator
+) -> FloatArray:
     """``n`` lognormal multipliers with mean 1 and log-SD ``sd``."""
     return np.exp(sd * rng.standard_normal(n) - 0.5 * sd * sd)
 
@@ -216,9 +230,12 @@ def _activity(
     config: PopulationConfig, strength: FloatArray, rng: np.random.Generator
 ) -> FloatArray:
     """Expected rated games per month: the curve at ``strength`` times a lognormal."""
+    sd = activity_sd(
+        config.entrants, config.activity_strengths, config.activity_sd, strength
+    )
     per_year = np.interp(
         strength, config.activity_strengths, config.games_per_year
-    ) * _lognormal_mean_one(config.activity_sd, strength.shape[0], rng)
+    ) * _lognormal_mean_one(sd, strength.shape[0], rng)
     return np.minimum(per_year, config.max_games_per_year) / 12.0
 
 
@@ -291,6 +308,10 @@ def make_population(
     start = float(start_day)
     end = start + float(n_days)
     n0 = config.n_players
+    if not config.original:
+        # The realistic world's keys: newcomers, exits, development, federations.
+        drawn = _draw_extended(config, rng, start, end)
+        return _with_probes(config, rng, start, end, n_days, **drawn)
 
     # Newcomers: a Poisson process at a constant rate over the horizon.
     n_new = int(rng.poisson(config.arrival_rate * n0 * float(n_days) / DAYS_PER_YEAR))
@@ -328,7 +349,40 @@ def make_population(
     departure = _departures(config, arrival, end, rng)
     activity = _activity(config, strength, rng)
     kind = np.where(newcomer, PlayerKind.NEWCOMER, PlayerKind.INITIAL).astype(np.int8)
+    return _with_probes(
+        config,
+        rng,
+        start,
+        end,
+        n_days,
+        arrival=arrival,
+        birth_day=birth_day,
+        strength=strength,
+        departure=departure,
+        activity=activity,
+        growth=growth,
+        kind=kind,
+        federation=np.zeros(n, dtype=np.int16),
+    )
 
+
+def _with_probes(
+    config: PopulationConfig,
+    rng: np.random.Generator,
+    start: float,
+    end: float,
+    n_days: float,
+    *,
+    arrival: FloatArray,
+    birth_day: FloatArray,
+    strength: FloatArray,
+    departure: FloatArray,
+    activity: FloatArray,
+    growth: FloatArray,
+    kind: NDArray[np.int8],
+    federation: NDArray[np.int16],
+) -> Population:
+    """The players drawn, the probes appended, as a :class:`Population`."""
     # Probes: known, fixed strengths, appended after everyone else.
     levels = np.repeat(np.asarray(config.probe_levels), config.probes_per_level)
     if levels.size:
@@ -351,6 +405,7 @@ def make_population(
         kind = np.concatenate(
             [kind, np.full(levels.size, PlayerKind.PROBE, dtype=np.int8)]
         )
+        federation = np.concatenate([federation, np.zeros(levels.size, np.int16)])
 
     return Population(
         config=config,
@@ -363,7 +418,100 @@ def make_population(
         activity=activity,
         growth=growth,
         kind=kind,
+        federation=federation,
     )
+
+
+def _draw_players(
+    config: PopulationConfig,
+    arrival: FloatArray,
+    initial: bool,
+    end: float,
+    rng: np.random.Generator,
+) -> dict[str, Any]:
+    """Players arriving on ``arrival``: the initial pool's or newcomers' draws.
+
+    The initial pool is drawn as in the original world; newcomers by the
+    entrants' own distributions when set. Then juniors' personal rates,
+    activity, departures and federations.
+    """
+    n = arrival.shape[0]
+    ent = config.entrants
+    if initial or not ent.age_edges:
+        weights = config.age_weights if initial else config.newcomer_age_weights
+        entry_age = _ages(config.age_edges, weights, n, rng)
+    else:
+        entry_age = _ages(ent.age_edges, ent.age_weights, n, rng)
+    growth = _lognormal_mean_one(config.growth_sd, n, rng)
+    if initial or ent.strength == "age_curve":
+        peak = _mixture(
+            config.strength_weights, config.strength_means, config.strength_sds, n, rng
+        )
+        if not initial:
+            peak += config.newcomer_offset
+        growth = junior_growth(
+            config.development, growth, entry_age < JUNIOR_AGE, peak, entry_age, rng
+        )
+        strength = peak + growth * (
+            _growth_integral(entry_age, config.growth_ages, config.growth_rates)
+            - _growth_integral(
+                np.array([config.peak_age]), config.growth_ages, config.growth_rates
+            )
+        )
+    else:
+        strength = entry_strength(ent, entry_age, rng)
+        growth = junior_growth(
+            config.development, growth, entry_age < JUNIOR_AGE, strength, entry_age, rng
+        )
+    activity = _activity(config, strength, rng)
+    if config.exits.model == "constant":
+        departure = _departures(config, arrival, end, rng)
+    else:
+        departure = departure_days(config.exits, arrival, entry_age, activity, end, rng)
+    return {
+        "arrival": arrival,
+        "birth_day": arrival - entry_age * DAYS_PER_YEAR,
+        "strength": strength,
+        "departure": departure,
+        "activity": activity,
+        "growth": growth,
+        "kind": np.full(
+            n, PlayerKind.INITIAL if initial else PlayerKind.NEWCOMER, dtype=np.int8
+        ),
+        "federation": assign_federations(config.federations, n, rng),
+    }
+
+
+def _draw_extended(
+    config: PopulationConfig, rng: np.random.Generator, start: float, end: float
+) -> dict[str, Any]:
+    """Every player but the probes, under the realistic world's keys.
+
+    With ``entrants.arrival = "pool"`` newcomers arrive month by month, a
+    Poisson number at ``arrival_rate`` a year of the players in the pool at
+    the month's start (the initial pool and earlier newcomers not yet gone).
+    """
+    parts = [_draw_players(config, np.full(config.n_players, start), True, end, rng)]
+    if config.entrants.arrival == "constant":
+        n_new = int(
+            rng.poisson(
+                config.arrival_rate * config.n_players * (end - start) / DAYS_PER_YEAR
+            )
+        )
+        arrival = np.sort(start + rng.random(n_new) * (end - start))
+        parts.append(_draw_players(config, arrival, False, end, rng))
+    else:
+        month = start
+        while month < end:
+            length = min(DAYS_PER_MONTH, end - month)
+            in_pool = sum(int(np.count_nonzero(p["departure"] > month)) for p in parts)
+            n_new = int(
+                rng.poisson(config.arrival_rate * in_pool * length / DAYS_PER_YEAR)
+            )
+            arrival = np.sort(month + rng.random(n_new) * length)
+            parts.append(_draw_players(config, arrival, False, end, rng))
+            month += DAYS_PER_MONTH
+    return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
 
 
 def active(population: Population, day: float) -> NDArray[np.bool_]:

@@ -10,12 +10,16 @@ true strengths in time.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal
 
 import numpy as np
 
 from simulator._validate import check_interval
+from simulator.world.development import DevelopmentConfig
+from simulator.world.entrants import EntrantsConfig
+from simulator.world.exits import ExitsConfig
+from simulator.world.federations import FederationsConfig
 
 __all__ = ["PopulationConfig"]
 
@@ -188,6 +192,23 @@ class PopulationConfig:
         settled).
     probe_age : float, default 30.0
         The probes' age on arrival (adults, so no junior K factor).
+    entrants : EntrantsConfig
+        Newcomers' arrivals, ages and strengths by their own distributions,
+        and activity's spread by level (``[population.entrants]``); off by
+        default.
+    exits : ExitsConfig
+        A departure hazard by games played, age and idleness
+        (``[population.exits]``); off by default (``departure_rate``).
+    development : DevelopmentConfig
+        Juniors' personal improvement rates, drift by level, noise by age
+        (``[population.development]``); off by default.
+    federations : FederationsConfig
+        Federations' sizes and rating offsets (``[population.federations]``);
+        one federation by default.
+
+    The realistic world, every one of these keys at its sourced value, is
+    ``experiments/world-realistic.toml`` (docs/world.md); ``ratingsim world``
+    checks a config's pool against the published figures.
 
     Notes
     -----
@@ -233,6 +254,24 @@ class PopulationConfig:
     probes_per_level: int = 40
     probe_arrival_years: float = 1.0
     probe_age: float = 30.0
+    entrants: EntrantsConfig = field(default_factory=EntrantsConfig)
+    exits: ExitsConfig = field(default_factory=ExitsConfig)
+    development: DevelopmentConfig = field(default_factory=DevelopmentConfig)
+    federations: FederationsConfig = field(default_factory=FederationsConfig)
+
+    @property
+    def original(self) -> bool:
+        """True when none of the realistic world's keys is set.
+
+        The population is then drawn exactly as before those keys existed
+        (the same players from the same stream).
+        """
+        return (
+            self.entrants == EntrantsConfig()
+            and self.exits == ExitsConfig()
+            and self.development == DevelopmentConfig()
+            and self.federations == FederationsConfig()
+        )
 
     def __post_init__(self) -> None:
         n = self.n_players

@@ -57,6 +57,32 @@ def _age_curve(
     return tables
 
 
+@functools.cache
+def _extra_tables(
+    noise_ages: tuple[float, ...],
+    noise_sds: tuple[float, ...],
+    level_strengths: tuple[float, ...],
+    level_rates: tuple[float, ...],
+) -> tuple[FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray]:
+    """The tables of :class:`~simulator.world.development.DevelopmentConfig`.
+
+    The walk's variance rate by age as the tables of :func:`_age_curve` (empty
+    without ``noise_ages``) and the drift by level's knots and rates (empty
+    without ``level_strengths``), all float64 and read-only.
+    """
+    if noise_ages:
+        noise = _age_curve(noise_ages, tuple(s * s for s in noise_sds))
+    else:
+        noise = tuple(np.zeros(0) for _ in range(4))  # type: ignore[assignment]
+    level = (
+        np.asarray(level_strengths, dtype=np.float64),
+        np.asarray(level_rates, dtype=np.float64),
+    )
+    for table in (*noise, *level):
+        table.flags.writeable = False
+    return (*noise, *level)
+
+
 @jit
 def _curve_integral(
     age_years: float,
@@ -242,14 +268,18 @@ class Strengths:
         t1 = float(day)
         config = self._population.config
         curve = _age_curve(config.growth_ages, config.growth_rates)
+        dev = config.development
+        extra = _extra_tables(
+            dev.noise_ages, dev.noise_sds, dev.level_strengths, dev.level_rates
+        )
         if players is None:
             # A normal for everyone, drawn first: one pass does the rest.
             z = rng.standard_normal(len(self._rows))
-            _move_everyone(z, t1, config.drift_sd, self._rows, *curve)
+            _move_everyone(z, t1, config.drift_sd, self._rows, *curve, extra)
         else:
             # The normals of the players who move, known once the trends are.
             moving, trended, walk_sd = _trend_players(
-                players, t1, config.drift_sd, self._rows, *curve
+                players, t1, config.drift_sd, self._rows, *curve, extra
             )
             z = rng.standard_normal(len(moving))
             _walk(moving, trended, walk_sd, z, self._rows)
@@ -279,10 +309,14 @@ def _trend(
     y: FloatArray,
     at_knot: FloatArray,
     half_slope: FloatArray,
+    extra: tuple[
+        FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray
+    ],
 ) -> tuple[float, float]:
     """A player's strength moved along the age curve to ``t1``, and walk SD.
 
-    ``row`` is the player's row of :class:`Strengths`.
+    ``row`` is the player's row of :class:`Strengths`; ``extra`` the tables
+    of :func:`_extra_tables` (empty: the age curve and ``drift_sd`` alone).
     """
     # The part of the step in the pool.
     lo = max(row[_SINCE], row[_ARRIVAL])
@@ -294,6 +328,16 @@ def _trend(
         _curve_integral(age_hi, x, y, at_knot, half_slope)
         - _curve_integral(age_lo, x, y, at_knot, half_slope)
     )
+    nx, ny, n_at, n_half, lx, ly = extra
+    if lx.shape[0] > 0:
+        # Drift by level, at the strength the step starts from.
+        trend += np.interp(row[_STRENGTH], lx, ly) * years
+    if nx.shape[0] > 0:
+        # The walk's variance: its rate by age integrated over the step.
+        var = _curve_integral(age_hi, nx, ny, n_at, n_half) - _curve_integral(
+            age_lo, nx, ny, n_at, n_half
+        )
+        return float(row[_STRENGTH] + trend), float(np.sqrt(max(var, 0.0)))
     return float(row[_STRENGTH] + trend), float(drift_sd * np.sqrt(years))
 
 
@@ -314,12 +358,17 @@ def _move_everyone(
     y: FloatArray,
     at_knot: FloatArray,
     half_slope: FloatArray,
+    extra: tuple[
+        FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray
+    ],
 ) -> None:
     """Move every row to ``t1`` in place, row ``i`` with the normal ``z[i]``."""
     for i in range(rows.shape[0]):
         row = rows[i]
         if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE]:
-            trended, walk_sd = _trend(row, t1, drift_sd, x, y, at_knot, half_slope)
+            trended, walk_sd = _trend(
+                row, t1, drift_sd, x, y, at_knot, half_slope, extra
+            )
             row[_STRENGTH] = trended + walk_sd * z[i]
         row[_SINCE] = t1
 
@@ -334,6 +383,9 @@ def _trend_players(
     y: FloatArray,
     at_knot: FloatArray,
     half_slope: FloatArray,
+    extra: tuple[
+        FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray
+    ],
 ) -> tuple[NDArray[np.intp], FloatArray, FloatArray]:
     """The move of ``players`` to ``t1`` but the walk: who moves, trended, walk SD.
 
@@ -351,7 +403,7 @@ def _trend_players(
         if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE] and row[_SINCE] < t1:
             moving[m] = i
             trended[m], walk_sd[m] = _trend(
-                row, t1, drift_sd, x, y, at_knot, half_slope
+                row, t1, drift_sd, x, y, at_knot, half_slope, extra
             )
             m += 1
         row[_SINCE] = t1
