@@ -45,6 +45,7 @@ import tomli_w
 from simulator._validate import check_choice, check_interval
 from simulator.evaluation.settings import MetricsConfig
 from simulator.systems import SYSTEMS, RatingSystem, make_system
+from simulator.world.events import EventsConfig, check_rounds
 from simulator.world.outcomes import CURVES, OutcomeModel
 from simulator.world.population_config import PopulationConfig
 
@@ -147,6 +148,9 @@ class ScheduleConfig:
         online arena where players play far more than over the board).
     window : float, default 200
         Online pairing: the largest rating difference paired.
+    events : EventsConfig
+        Swiss sizes and rounds, round-robin fill, national and international
+        events (``[arena.schedule.events]``, :mod:`simulator.world.events`).
     """
 
     kind: str = "swiss"
@@ -160,18 +164,12 @@ class ScheduleConfig:
     participation_width: float = 150.0
     activity_scale: float = 1.0
     window: float = 200.0
+    events: EventsConfig = field(default_factory=EventsConfig)
 
     def __post_init__(self) -> None:
         owner = "ScheduleConfig"
         check_choice(owner, "kind", self.kind, ("swiss", "online", "random"))
-        if not self.rounds or any(
-            not isinstance(r, int) or isinstance(r, bool) or r < 1 or r > 30
-            for r in self.rounds
-        ):
-            raise ValueError(
-                f"The 'rounds' parameter of {owner} must be whole numbers in "
-                f"[1, 30]. Got {self.rounds!r} instead."
-            )
+        check_rounds(owner, self.rounds, self.events)
         check_interval(owner, "field_size", self.field_size, 4, 100_000, kind="an int")
         check_interval(owner, "round_robin_share", self.round_robin_share, 0, 1)
         check_interval(

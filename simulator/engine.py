@@ -33,6 +33,7 @@ from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.results import ReplicateResult
 from simulator.systems import RatingSystem
 from simulator.systems._common import FloatArray, Games, IntArray, day_of
+from simulator.world.events import draw_rounds, form_events
 from simulator.world.outcomes import OutcomeModel
 from simulator.world.pairing import (
     Round,
@@ -152,6 +153,11 @@ def _seed_states(
         rating = np.where(seeded, arena.seeding.flat_rating, np.nan)
     else:
         rating = np.where(seeded, np.rint(population.true_strength + noise), np.nan)
+    offsets = population.config.federations.rating_offsets
+    if any(offsets):
+        # A federation's list sits off its players' strengths (world.federations).
+        shift = np.asarray(offsets)[population.federation]
+        rating = np.where(seeded, np.rint(rating + shift), np.nan)
     n_games = np.where(seeded, arena.seeding.n_games, 0)
     rd = np.where(seeded, arena.seeding.rd, np.nan)
     out = []
@@ -298,16 +304,21 @@ class _Arena:
         if entrants.size < 4:
             return
         rating = self.pairing_rating(world, entrants, day, rng)
-        # Round robins: the strongest-rated share, in groups of similar rating.
-        n_rr = int(entrants.size * sched.round_robin_share)
-        n_rr -= n_rr % sched.round_robin_size
-        order = np.argsort(-np.where(np.isnan(rating), -np.inf, rating), kind="stable")
-        rr_players = entrants[order[:n_rr]]
-        swiss_players = rng.permutation(entrants[order[n_rr:]])
-        for group in rr_players.reshape(-1, sched.round_robin_size):
+        # Round robins by the schedule's fill rule, Swiss opens national or
+        # international (simulator.world.events).
+        robins, swiss = form_events(
+            entrants,
+            rating,
+            population.federation[entrants],
+            share=sched.round_robin_share,
+            size=sched.round_robin_size,
+            field_size=sched.field_size,
+            events=sched.events,
+            rng=rng,
+        )
+        for group in robins:
             self._add_event(rng.permutation(group), day, rng, robin=True)
-        n_events = max(1, round(swiss_players.size / sched.field_size))
-        for group in np.array_split(swiss_players, n_events):
+        for group in swiss:
             if group.size >= 4:
                 self._add_event(group, day, rng, robin=False)
 
@@ -327,8 +338,7 @@ class _Arena:
             event = _Event(self.next_event_id, start, players, n_rounds, rounds)
         else:
             # Small fields play fewer rounds, so that a legal pairing exists.
-            # (The draw of rng.choice(sched.rounds), without its overhead.)
-            drawn = sched.rounds[int(rng.integers(0, len(sched.rounds)))]
+            drawn = draw_rounds(sched.rounds, sched.events, rng)
             n_rounds = min(drawn, players.size // 2)
             event = _Event(self.next_event_id, start, players, n_rounds, None)
         self.next_event_id += 1
