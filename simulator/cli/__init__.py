@@ -44,6 +44,7 @@ from simulator.cli.data import _GAMES_PLAYED_DEFAULT as _GAMES_PLAYED_DEFAULT
 from simulator.cli.data import _RATE_SYSTEMS as _RATE_SYSTEMS
 from simulator.cli.data import add_rate_replay
 from simulator.cli.run import add_run
+from simulator.cli.world import add_world
 from simulator.config import ConfigError
 from simulator.tasks.calc_types import GameInput
 
@@ -71,6 +72,7 @@ def _build() -> tuple[_Parser, dict[str, list[str]]]:
     calc_options = add_calc(commands)
     add_run(commands)
     add_rate_replay(commands)
+    add_world(commands)
 
     listing = commands.add_parser("systems", help="list the registered rating systems")
     listing.add_argument("--json", action="store_true", help="print one JSON object")
