@@ -25,8 +25,13 @@ from simulator.cli._values import _count_positive, _seed
 __all__ = ["add_world", "markdown"]
 
 
-def _number(value: float) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
+def _float(value: Any) -> float:
+    return float(value)
+
+
+def _number(value: Any) -> str:
+    value = _float(value)
+    if math.isnan(value):
         return ""
     return f"{value:.1f}" if abs(value) >= 10 else f"{value:.2f}"
 
@@ -47,7 +52,9 @@ def markdown(table: pd.DataFrame, title: str) -> str:
     ]
     for row in table.itertuples(index=False):
         interval = (
-            "" if math.isnan(row.low) else f"{_number(row.low)} to {_number(row.high)}"
+            ""
+            if math.isnan(_float(row.low))
+            else f"{_number(row.low)} to {_number(row.high)}"
         )
         lines.append(
             f"| {row.quantity} | {row.group} | {_number(row.simulated)} | {interval} "

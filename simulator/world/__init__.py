@@ -9,7 +9,13 @@
 - :mod:`~simulator.world.outcomes`: the truth's expected-score curve and its
   draws;
 - :mod:`~simulator.world.pairing`: Swiss events, round robins, the online pool
-  and random pairing.
+  and random pairing;
+- :mod:`~simulator.world.entrants`, :mod:`~simulator.world.exits`,
+  :mod:`~simulator.world.development`, :mod:`~simulator.world.federations`:
+  the realistic world's keys (issue 17), off by default;
+- :mod:`~simulator.world.events`: which events a week's entrants form;
+- :mod:`~simulator.world.calibration`: the pool beside published figures
+  (``ratingsim world``).
 
 Imports: the base modules (``simulator._jit``, ``_types``, ``_validate``)
 only. The world knows nothing of rating systems: pairing by rating takes the

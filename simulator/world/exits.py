@@ -102,7 +102,7 @@ class ExitsConfig:
 def yearly_hazard(
     config: ExitsConfig,
     age_years: FloatArray,
-    games_so_far: FloatArray,
+    games_so_far: FloatArray | float,
     games_per_year: FloatArray,
 ) -> FloatArray:
     """The yearly hazard of leaving, per player (``model = "hazard"``)."""
@@ -123,6 +123,8 @@ def departure_days(
     activity: FloatArray,
     end_day: float,
     rng: np.random.Generator,
+    *,
+    established: bool = False,
 ) -> FloatArray:
     """Departure days under the hazard model, month by month; ``inf`` past ``end_day``.
 
@@ -136,6 +138,9 @@ def departure_days(
         The horizon's end.
     rng : numpy.random.Generator
         One uniform per player still in the pool each month.
+    established : bool, default False
+        The players are established (the initial pool, seeded with games
+        already played): never new.
 
     Returns
     -------
@@ -158,7 +163,7 @@ def departure_days(
         hazard = yearly_hazard(
             config,
             entry_age[staying] + years_in,
-            games_per_year[staying] * years_in,
+            np.inf if established else games_per_year[staying] * years_in,
             games_per_year[staying],
         )
         p = -np.expm1(-hazard * DAYS_PER_MONTH / DAYS_PER_YEAR)

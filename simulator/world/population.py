@@ -65,6 +65,8 @@ class PlayerKind(IntEnum):
 
 #: Marks a Population built without ``strength_day``: everyone on ``day``.
 _EVERYONE: FloatArray = np.empty(0)
+#: Marks a Population built without ``federation``: everyone in federation 0.
+_NO_FEDERATION: NDArray[np.int16] = np.empty(0, dtype=np.int16)
 
 
 @dataclass(frozen=True, eq=False)
@@ -123,13 +125,15 @@ class Population:
     growth: FloatArray
     kind: NDArray[np.int8]
     strength_day: FloatArray = dataclasses.field(default_factory=lambda: _EVERYONE)
-    federation: NDArray[np.int16] = dataclasses.field(default_factory=lambda: _EVERYONE)
+    federation: NDArray[np.int16] = dataclasses.field(
+        default_factory=lambda: _NO_FEDERATION
+    )
 
     def __post_init__(self) -> None:
         n = np.shape(self.true_strength)[0] if np.ndim(self.true_strength) else -1
         if self.strength_day is _EVERYONE:
             object.__setattr__(self, "strength_day", np.full(max(n, 0), self.day))
-        if self.federation is _EVERYONE:
+        if self.federation is _NO_FEDERATION:
             object.__setattr__(self, "federation", np.zeros(max(n, 0), np.int16))
         dtypes: dict[str, Any] = {
             "true_strength": np.float64,
@@ -467,7 +471,9 @@ def _draw_players(
     if config.exits.model == "constant":
         departure = _departures(config, arrival, end, rng)
     else:
-        departure = departure_days(config.exits, arrival, entry_age, activity, end, rng)
+        departure = departure_days(
+            config.exits, arrival, entry_age, activity, end, rng, established=initial
+        )
     return {
         "arrival": arrival,
         "birth_day": arrival - entry_age * DAYS_PER_YEAR,

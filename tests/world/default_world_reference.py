@@ -3,7 +3,7 @@
 Run from a checkout whose ``simulator`` package is the one to record (main at
 18ec072 made ``data/default-world-18ec072.csv``)::
 
-    cd /work/main && .venv/bin/python /path/to/tests/world/default_world_reference.py OUT.csv
+    cd /work/main && .venv/bin/python PATH/default_world_reference.py OUT.csv
 
 ``test_default_world`` runs :func:`default_world_table` on the current code
 and compares it with the recorded file, so the default world (the players
