@@ -45,7 +45,7 @@ from simulator._types import BoolArray
 from simulator._validate import check_choice, check_interval
 from simulator.systems._common import FloatArray, Games, day_of, round_half_up
 from simulator.systems.classic import Classic
-from simulator.systems.fide import Fide
+from simulator.systems.fide import FLOOR, Fide
 from simulator.systems.lists.new_players import NEW_PLAYER_PREDICTIONS
 from simulator.systems.lists.state import ListState, period_k
 from simulator.systems.lists.system import ListSystem
@@ -98,6 +98,10 @@ class FideHistory:
     compression : bool, default True
         Apply the one-off increase (:func:`compress_2024`) to the list published
         on ``rules_2024_from``; False isolates the rule change from it.
+    floor : float or None, default None
+        Each era's own floor (1000 before the switch, or old-style FIDE's
+        default with ``before = "classic"``; 1400 after) or this one in every
+        era (0 switches the floor off, an ablation).
     unrated_prediction : float, default 1550
         As for :class:`~simulator.systems.fide.Fide`, in every era.
     new_player_prediction : {"constant", "performance", "newcomers"}, default "constant"
@@ -106,16 +110,17 @@ class FideHistory:
     Examples
     --------
     >>> s = FideHistory()
-    >>> [type(e).__name__ for _, e in s.eras], s.floor
-    (['Fide', 'Fide', 'Fide'], 1000.0)
-    >>> [e.floor for _, e in s.eras]
-    [1000.0, 1400.0, 1400.0]
+    >>> [type(e).__name__ for _, e in s.eras]
+    ['Fide', 'Fide', 'Fide']
+    >>> [e.floor for _, e in s.eras], [e.floor for _, e in FideHistory(floor=0).eras]
+    ([1000.0, 1400.0, 1400.0], [0.0, 0.0, 0.0])
     """
 
     rules_2024_from: str = "2024-03-01"
     amendment_from: str = "2025-10-01"
     before: str = "2014"
     compression: bool = True
+    floor: float | None = None
     unrated_prediction: float = 1550.0
     new_player_prediction: str = "constant"
     _eras: tuple[tuple[int, ListSystem], ...] = field(
@@ -138,6 +143,8 @@ class FideHistory:
             )
         check_choice(owner, "before", self.before, ("2014", "classic"))
         check_choice(owner, "compression", self.compression, (True, False))
+        if self.floor is not None:
+            check_interval(owner, "floor", self.floor, 0, 4000)
         check_interval(owner, "unrated_prediction", self.unrated_prediction, 0, 4000)
         check_choice(
             owner,
@@ -147,28 +154,35 @@ class FideHistory:
         )
         pred = self.unrated_prediction
         rule = self.new_player_prediction
-        old: ListSystem = (
-            Fide(
+        floor_new = FLOOR if self.floor is None else self.floor
+        old: ListSystem
+        if self.before == "2014":
+            old = Fide(
                 initial="2014",
-                floor=FLOOR_2012,
+                floor=FLOOR_2012 if self.floor is None else self.floor,
                 exempt_from=None,
                 unrated_prediction=pred,
                 new_player_prediction=rule,
             )
-            if self.before == "2014"
-            else Classic(unrated_prediction=pred, new_player_prediction=rule)
+        elif self.floor is None:
+            old = Classic(unrated_prediction=pred, new_player_prediction=rule)
+        else:
+            old = Classic(
+                floor=self.floor, unrated_prediction=pred, new_player_prediction=rule
+            )
+        rules_2024 = Fide(
+            exempt_from=None,
+            floor=floor_new,
+            unrated_prediction=pred,
+            new_player_prediction=rule,
+        )
+        rules_2025 = Fide(
+            floor=floor_new, unrated_prediction=pred, new_player_prediction=rule
         )
         eras: tuple[tuple[int, ListSystem], ...] = (
             (int(np.iinfo(np.int64).min), old),
-            (
-                switch,
-                Fide(
-                    exempt_from=None,
-                    unrated_prediction=pred,
-                    new_player_prediction=rule,
-                ),
-            ),
-            (amendment, Fide(unrated_prediction=pred, new_player_prediction=rule)),
+            (switch, rules_2024),
+            (amendment, rules_2025),
         )
         object.__setattr__(self, "_eras", eras)
 
@@ -176,14 +190,6 @@ class FideHistory:
     def eras(self) -> tuple[tuple[int, ListSystem], ...]:
         """``(first day, system)`` of each era, oldest first."""
         return self._eras
-
-    @property
-    def floor(self) -> float:
-        """The lowest floor of any era: no seeded rating under it can be listed.
-
-        :meth:`new_state` applies the floor of the era in force on its day.
-        """
-        return min(float(getattr(e, "floor", 0.0)) for _, e in self._eras)
 
     def era(self, day: float) -> ListSystem:
         """The system whose rules are in force on ``day``."""
