@@ -66,7 +66,7 @@ def build_table(
     if len(points) < 2:
         raise ValueError("the conversion experiment needs a base and a cause")
     for before, after in itertools.pairwise(points):
-        if not set(before.overrides) <= set(after.overrides):
+        if not _settings(before.overrides) <= _settings(after.overrides):
             raise ValueError(
                 f"variant {after.name!r} must keep every override of "
                 f"{before.name!r}: the causes are switched off cumulatively"
@@ -76,7 +76,11 @@ def build_table(
     if not keys:
         raise ValueError("the experiment has no [[comparison]] of FIDE and a pool")
     causes: list[dict[str, Any]] = [
-        {"name": _slug(p.name), "label": p.name, "overrides": dict(p.overrides)}
+        {
+            "name": _slug(p.name),
+            "label": p.name,
+            "overrides": {k: _plain(v) for k, v in p.overrides},
+        }
         for p in points[1:]
     ]
     directions = {
@@ -103,6 +107,11 @@ def build_table(
         "causes": causes,
         "directions": directions,
     }
+
+
+def _settings(overrides: Sequence[tuple[str, Any]]) -> set[tuple[str, str]]:
+    """Overrides as comparable pairs (a value may be a table, e.g. a system)."""
+    return {(k, json.dumps(v, sort_keys=True, default=str)) for k, v in overrides}
 
 
 def _slug(name: str) -> str:
@@ -184,6 +193,11 @@ def _direction(
             out["parts"][name] += _interval((g[k] - g[k + 1])[:, None], confidence)
         out["remaining"] += _interval(g[-1][:, None], confidence)
     return out
+
+
+def _plain(value: Any) -> Any:
+    """A TOML value as JSON data."""
+    return json.loads(json.dumps(value, default=str))
 
 
 def table_json(table: dict[str, Any]) -> str:

@@ -61,6 +61,11 @@ set = { "arena.0.systems.0.compression" = false }
 [[variant]]
 name = "FIDE's floor"
 set = { "arena.0.systems.0.compression" = false, "arena.0.systems.0.floor" = 0.0 }
+
+[[variant]]
+name = "Lichess's dynamics"
+set = { "arena.0.systems.0.compression" = false, "arena.0.systems.0.floor" = 0.0, \
+"arena.1.systems.0" = { system = "glicko2", label = "lichess" } }
 """
 
 
@@ -78,6 +83,7 @@ def test_parts_add_up_to_the_gap(table_file: Path) -> None:
     assert [c["label"] for c in data["causes"]] == [
         "the 2024 compression",
         "FIDE's floor",
+        "Lichess's dynamics",
     ]
     assert set(data["directions"]) == {"lichess-blitz>fide", "fide>lichess-blitz"}
     for d in data["directions"].values():
@@ -150,7 +156,7 @@ def test_cli_prints_the_decomposition(
         == 0
     )
     data = json.loads(capsys.readouterr().out)
-    assert data["source"] == "lichess-blitz" and len(data["parts"]) == 3
+    assert data["source"] == "lichess-blitz" and len(data["parts"]) == 4
 
 
 def test_a_malformed_table_is_an_error(tmp_path: Path) -> None:
