@@ -11,33 +11,14 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import math
-from typing import Any, NoReturn
 
+from simulator.cli._parser import EXIT_USAGE, CliError, _Parser
 from simulator.systems import SYSTEMS
 from simulator.tasks.calc_types import CalcError, GameInput
 from simulator.tasks.calc_types import number as _number
 from simulator.tasks.calc_types import parse_game as _parse_game
 
-__all__ = ["EXIT_USAGE", "CliError", "parse_game"]
-
-#: Exit code for bad input (argparse's own).
-EXIT_USAGE = 2
-
-
-class CliError(Exception):
-    """Bad input: reported as one line on stderr with exit code 2."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line, raised, not printed."""
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        kwargs.setdefault("allow_abbrev", False)
-        super().__init__(*args, **kwargs)
-
-    def error(self, message: str) -> NoReturn:
-        """Raise :class:`CliError` instead of printing the usage and exiting."""
-        raise CliError(f"{self.prog}: error: {message}")
+__all__ = ["EXIT_USAGE", "CliError", "_Parser", "parse_game"]
 
 
 def parse_game(text: str) -> GameInput:

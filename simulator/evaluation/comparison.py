@@ -16,7 +16,13 @@ from numpy.typing import NDArray
 
 from simulator._types import FloatArray
 
-__all__ = ["compare_ratings"]
+__all__ = ["GRID", "MIN_WEIGHT", "compare_ratings", "conditional_mean"]
+
+#: The ratings at which the smoothed conversions are read: every 25 points
+#: from 600 to 3000, common to every replicate so that they pair.
+GRID: FloatArray = np.arange(600.0, 3000.0 + 1.0, 25.0)
+#: Kernel-weighted players a smoothed conversion needs near a grid point.
+MIN_WEIGHT = 10.0
 
 
 def compare_ratings(
@@ -27,6 +33,7 @@ def compare_ratings(
     both: NDArray[np.bool_],
     *,
     bin_width: float = 100.0,
+    bandwidth: float = 50.0,
 ) -> pd.DataFrame:
     """Compare two systems' ratings of the same players (e.g. FIDE and Lichess).
 
@@ -35,6 +42,14 @@ def compare_ratings(
     * ``kind = "bin"`` rows: for each ``bin_width`` band of ``x`` (its lower
       edge in ``bin``), the mean ``x``, mean ``y``, mean true strength and
       ``n``: the conversion curve from ``x`` to ``y``;
+    * ``kind = "x_given_y"`` rows: at each rating ``bin`` of :data:`GRID`,
+      ``mean_x`` is the expected ``x`` of a player whose ``y`` is ``bin``
+      (``mean_y = bin``), by local linear regression
+      (:func:`conditional_mean`); ``kind = "y_given_x"`` the other way. The
+      conversion in each direction, on a grid that is the same in every
+      replicate (so replicates and variants pair), where ``n``, the
+      kernel-weighted number of players near the point, is at least
+      :data:`MIN_WEIGHT`;
     * one ``kind = "fit"`` row: the cross-sectional least-squares regression
       ``x = slope * y + intercept`` (the method of published conversion
       tables), its residual SD, the correlation of ``x`` and ``y``, the mean
@@ -52,6 +67,8 @@ def compare_ratings(
         Players active in both arenas.
     bin_width : float
         Width of the bands of ``x``.
+    bandwidth : float
+        The Gaussian kernel's SD of the smoothed conversions, in rating points.
     """
     keep = both & ~np.isnan(x) & ~np.isnan(y)
     xs, ys, ts = x[keep], y[keep], true_strength[keep]
@@ -71,6 +88,22 @@ def compare_ratings(
                     "mean_true": float(ts[m].mean()),
                 }
             )
+    for kind, given, other in (("x_given_y", ys, xs), ("y_given_x", xs, ys)):
+        mean, weight = conditional_mean(given, other, GRID, bandwidth)
+        true_mean, _ = conditional_mean(given, ts, GRID, bandwidth)
+        for g, m, t, w in zip(GRID, mean, true_mean, weight, strict=True):
+            if w >= MIN_WEIGHT:
+                rows.append(
+                    {
+                        "comparison": name,
+                        "kind": kind,
+                        "bin": float(g),
+                        "n": float(w),
+                        "mean_x": float(g if kind == "y_given_x" else m),
+                        "mean_y": float(g if kind == "x_given_y" else m),
+                        "mean_true": float(t),
+                    }
+                )
     fit: dict[str, float | str] = {
         "comparison": name,
         "kind": "fit",
@@ -100,3 +133,35 @@ def compare_ratings(
         )
     rows.append(fit)
     return pd.DataFrame(rows)
+
+
+def conditional_mean(
+    given: FloatArray, value: FloatArray, at: FloatArray, bandwidth: float
+) -> tuple[FloatArray, FloatArray]:
+    """Expected ``value`` of a player whose ``given`` rating is each of ``at``.
+
+    Local linear regression with a Gaussian kernel (Fan and Gijbels, *Local
+    Polynomial Modelling and Its Applications*, 1996, chapter 3): unlike a
+    mean by band it has no bias from a band's slope and none at the edges of
+    the data where it is thin on one side. Also returns the players near each
+    point, ``sum w`` (the kernel is 1 at the point): a mean read far from the
+    data has almost no weight there, however evenly that weight is spread.
+
+    >>> y = np.arange(1000.0, 2001.0, 10.0)
+    >>> m, n = conditional_mean(y, 0.8 * y + 180, np.array([1500.0, 2000.0]), 50)
+    >>> np.round(m, 6).tolist()  # a straight line is reproduced exactly
+    [1380.0, 1780.0]
+    """
+    if given.size == 0:
+        return np.full(at.shape, np.nan), np.zeros(at.shape)
+    w = np.exp(-0.5 * ((given[None, :] - at[:, None]) / bandwidth) ** 2)
+    sw = w.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mg = (w @ given) / sw
+        mv = (w @ value) / sw
+        dg = given[None, :] - mg[:, None]
+        sxx = (w * dg * dg).sum(axis=1)
+        sxy = (w * dg * (value[None, :] - mv[:, None])).sum(axis=1)
+        slope = np.where(sxx > 0, sxy / sxx, 0.0)
+        mean = mv + slope * (at - mg)
+    return np.where(sw > 0, mean, np.nan), sw

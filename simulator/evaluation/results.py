@@ -486,18 +486,20 @@ def _aggregate_optional(
 
 
 def _in_band_order(table: pd.DataFrame) -> pd.DataFrame:
-    """Each comparison's bins in increasing order, then its fit row.
+    """Each comparison's bins, then its smoothed conversions, then its fit row.
 
-    Combined replicates list rows in order of first appearance, so a band seen
-    only in a later replicate would otherwise follow the fit row.
+    Bins and conversions in increasing order. Combined replicates list rows
+    in order of first appearance, so a band seen only in a later replicate
+    would otherwise follow the fit row.
     """
     if table.empty:
         return table
     first = {name: i for i, name in enumerate(dict.fromkeys(table["comparison"]))}
+    kinds = {"bin": 0, "x_given_y": 1, "y_given_x": 2, "fit": 3}
     order = np.lexsort(
         (
             table["bin"].to_numpy(dtype=np.float64),
-            (table["kind"] == "fit").to_numpy(),
+            table["kind"].map(kinds).to_numpy(),
             table["comparison"].map(first).to_numpy(),
         )
     )

@@ -26,6 +26,7 @@ from simulator.systems.fide import Fide, fide_2024
 from simulator.systems.glicko import Glicko
 from simulator.systems.glicko2 import Glicko2
 from simulator.systems.lichess import Lichess
+from simulator.systems.lists.timeline import FideHistory
 
 __all__ = ["SYSTEMS", "Games", "RatingSystem", "make_system", "parameters"]
 
@@ -115,6 +116,7 @@ class RatingSystem(Protocol):
 SYSTEMS: dict[str, Callable[..., RatingSystem]] = {
     "fide": Fide,
     "fide-2024": fide_2024,
+    "fide-history": FideHistory,
     "classic": Classic,
     "glicko2": Glicko2,
     "lichess": Lichess,

@@ -267,8 +267,11 @@ def test_combine_keeps_the_fit_row() -> None:
 def _check_table(table: pd.DataFrame, name: str, width: float, n_both: int) -> None:
     """Invariants of one comparison's rows."""
     part = table[table["comparison"] == name]
-    assert list(part["kind"]) == ["bin"] * (len(part) - 1) + ["fit"]
-    bins, fit = part.iloc[:-1], part.iloc[-1]
+    kinds = list(part["kind"])
+    # Bins, then the smoothed conversions both ways, then the fit.
+    assert kinds == sorted(kinds, key=["bin", "x_given_y", "y_given_x", "fit"].index)
+    assert kinds[-1] == "fit" and kinds.count("fit") == 1
+    bins, fit = part[part["kind"] == "bin"], part.iloc[-1]
     assert fit["n"] == n_both == bins["n"].sum() and n_both >= 10
     edges = bins["bin"].to_numpy()
     assert np.all(np.diff(edges) > 0) and np.all(edges % width == 0)
@@ -477,3 +480,40 @@ def test_participation_midpoint_from_toml() -> None:
         "participation_midpoint = 1700.0", 'participation_midpoint = "none"'
     )
     assert parse_config(text).arena[0].schedule.participation_midpoint is None
+
+
+def test_smoothed_conversions_follow_a_known_line() -> None:
+    """Both smoothed conversions recover a straight relation, on the common grid.
+
+    ``x = 0.8 y + 180`` exactly (a published fit's form): local linear
+    regression reproduces a line, so ``x_given_y`` is on it wherever enough
+    players are near, and ``y_given_x`` on its inverse.
+    """
+    y = np.linspace(1000.0, 2400.0, 701)
+    x = 0.8 * y + 180.0
+    table = compare_ratings("x vs y", x, y, y, np.ones(y.size, dtype=bool))
+    forward = table[table["kind"] == "x_given_y"]
+    back = table[table["kind"] == "y_given_x"]
+    assert len(forward) > 40 and len(back) > 30
+    np.testing.assert_allclose(forward["mean_x"], 0.8 * forward["bin"] + 180.0)
+    np.testing.assert_allclose(back["mean_y"], (back["bin"] - 180.0) / 0.8)
+    assert (forward["mean_y"] == forward["bin"]).all()
+    # Only where the data are: no grid point far outside the players' range.
+    assert forward["bin"].min() >= 1000.0 - 50 and forward["bin"].max() <= 2400 + 50
+    assert (pd.concat([forward, back])["n"] >= 10).all()
+
+
+def test_conditional_mean_of_noisy_data(seed: int) -> None:
+    """With noise, the smoothed mean is within a few SEs of the true line."""
+    rng = np.random.default_rng(seed)
+    y = rng.normal(1700.0, 250.0, 4000)
+    x = 0.8 * y + 180.0 + rng.normal(0.0, 150.0, y.size)
+    from simulator.evaluation.comparison import conditional_mean
+
+    at = np.array([1400.0, 1700.0, 2000.0])
+    mean, near = conditional_mean(y, x, at, 50.0)
+    # The kernel-weighted count understates the effective sample of a
+    # Gaussian kernel (by about 1.4x), so this SE is conservative.
+    se = 150.0 / np.sqrt(near)
+    # Local linear fits have no bias on a line; 5 SEs is a loose bound.
+    assert np.all(np.abs(mean - (0.8 * at + 180.0)) < 5 * se)

@@ -41,6 +41,7 @@ ZERO_SUM: dict[str, float] = {
     "elo": 0.0,
     "fide": 0.5,
     "fide-2024": 0.5,
+    "fide-history": 0.5,
     "classic": 0.5,
 }
 #: Systems whose rules do not conserve rating points, and why.

@@ -263,7 +263,7 @@ def test_cli_usage_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) ->
 
 def test_cli_literals_match_the_module() -> None:
     """The parser's system choices and default G are simulator.tasks.rate's."""
-    from simulator import cli
+    from simulator.cli import commands as cli
     from simulator.tasks import rate, replay
 
     assert cli._RATE_SYSTEMS == rate.RATE_SYSTEMS
