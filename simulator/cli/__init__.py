@@ -1,4 +1,4 @@
-"""The command line: ``ratingsim`` and its subcommands (calc, run, rate, replay, ...).
+"""The command line: ``ratingsim`` and its subcommands, each in its own module.
 
 The CLI only parses, calls a task and prints: the calculator is
 :func:`simulator.tasks.calc.calculate`, a run
