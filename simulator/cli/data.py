@@ -168,7 +168,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 #: ``simulator.tasks.rate.RATE_SYSTEMS`` and ``GAMES_PLAYED_DEFAULT``, as literals so
-#: that building the parser loads no reader (tests/tasks/test_rate.py compares them).
+#: that building the parser loads no reader (tests/tasks/rate/test_rating.py compares).
 _RATE_SYSTEMS = ("fide", "fide-2024", "classic")
 _GAMES_PLAYED_DEFAULT = 30
 
