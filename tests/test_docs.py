@@ -330,3 +330,39 @@ def test_field_docs_read_a_new_dataclass() -> None:
     assert rows["count"].type == 'int or "none"'
     assert rows["count"].default == '"none"'
     assert rows["count"].meaning == ""
+
+
+# --- licence, citation, changelog ------------------------------------------------
+
+
+def test_citation_file_is_valid_cff_with_the_package_version() -> None:
+    """CITATION.cff has CFF 1.2.0's required keys and the package's version."""
+    import tomllib
+
+    import yaml
+
+    import simulator
+
+    cff = yaml.safe_load((REPO / "CITATION.cff").read_text(encoding="utf-8"))
+    assert cff["cff-version"] == "1.2.0"
+    for key in ("message", "title", "abstract"):
+        assert isinstance(cff[key], str) and cff[key].strip(), key
+    assert cff["authors"] == [{"name": "The ratingsim developers"}]
+    assert cff["license"] == "MIT"
+    project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+    assert str(cff["version"]) == project["version"] == simulator.__version__
+    assert project["license"] == {"text": "MIT"}
+    licence = (REPO / "LICENSE").read_text(encoding="utf-8")
+    assert licence.startswith("MIT License")
+    assert "Copyright (c) 2026 the ratingsim developers" in licence
+
+
+def test_changelog_has_an_entry_per_landed_issue() -> None:
+    """CHANGELOG.md names every issue that landed, and the version of pyproject."""
+    import tomllib
+
+    text = (REPO / "CHANGELOG.md").read_text(encoding="utf-8")
+    version = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["version"]
+    assert f"## {version} - " in text
+    for issue in (2, 3, 4, 5, 6, 7, 15, 16, 21):
+        assert f"Issue {issue} (" in text, issue
