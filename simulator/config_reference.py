@@ -37,7 +37,15 @@ from typing import Any, Union, get_args, get_origin, get_type_hints
 from simulator.config import ArenaConfig, RunConfig, SystemSpec
 from simulator.systems import SYSTEMS
 
-__all__ = ["Key", "default_text", "field_docs", "keys", "main", "render", "type_text"]
+__all__ = [
+    "Key",
+    "config_keys",
+    "default_text",
+    "field_docs",
+    "main",
+    "render",
+    "type_text",
+]
 
 #: Where :func:`main` writes by default (relative to the working directory).
 DEFAULT_PATH = Path("docs") / "config.md"
@@ -157,12 +165,12 @@ def type_text(tp: Any, doc_type: str = "") -> str:
     if tp is float:
         return "float"
     if origin is tuple:
-        args = get_args(tp)
-        if args and get_origin(args[0]) is tuple:
+        items = get_args(tp)
+        if items and get_origin(items[0]) is tuple:
             return "table of dotted keys and values"
-        if args and dataclasses.is_dataclass(args[0]):
+        if items and dataclasses.is_dataclass(items[0]):
             return "array of tables"
-        item = type_text(args[0]) if args else "any"
+        item = type_text(items[0]) if items else "any"
         return f"list of {item}"
     if dataclasses.is_dataclass(tp):
         return "table"
@@ -220,7 +228,7 @@ def _rows(cls: type, section: str, instance: Any = None) -> Iterator[Key]:
     """The rows of one dataclass's keys (the nested tables' keys not included)."""
     hints = get_type_hints(cls)
     docs = field_docs(cls)
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in dataclasses.fields(cls):
         if not f.init or f.name.startswith("_"):
             continue
         doc_type, description = docs.get(f.name, ("", ""))
@@ -236,7 +244,7 @@ def _sections(cls: type, section: str, path: str) -> Iterator[tuple[str, type]]:
     """``cls`` and every dataclass below it, as (section, class), depth first."""
     yield section, cls
     hints = get_type_hints(cls)
-    for f in dataclasses.fields(cls):  # type: ignore[arg-type]
+    for f in dataclasses.fields(cls):
         if not f.init:
             continue
         tp = hints[f.name]
@@ -248,7 +256,7 @@ def _sections(cls: type, section: str, path: str) -> Iterator[tuple[str, type]]:
             yield from _sections(item, f"[[{name}]]", name)
 
 
-def keys() -> list[Key]:
+def config_keys() -> list[Key]:
     """Every key of a run config and every rating system's parameters."""
     out: list[Key] = []
     for section, cls in _sections(RunConfig, "", ""):
@@ -301,7 +309,7 @@ def _heading(section: str, cls: type) -> str:
 def render() -> str:
     """The text of ``docs/config.md``."""
     out = [_INTRO]
-    all_keys = keys()
+    all_keys = config_keys()
     for section, cls in _sections(RunConfig, "", ""):
         out.append(_heading(section, cls))
         out.extend(_table([k for k in all_keys if k.section == section]))
@@ -351,7 +359,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     path = Path(target)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
-    print(f"wrote {path} ({len(keys())} keys)")
+    print(f"wrote {path} ({len(config_keys())} keys)")
     return 0
 
 

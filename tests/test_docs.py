@@ -114,9 +114,12 @@ def prose(path: Path) -> str:
             doc = ast.get_docstring(node, clean=False)
             if doc:
                 parts.append(doc)
-        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant):
-            if isinstance(node.value.value, str):  # attribute docstrings
-                parts.append(node.value.value)
+        elif (
+            isinstance(node, ast.Expr)
+            and isinstance(node.value, ast.Constant)
+            and isinstance(node.value.value, str)
+        ):  # attribute docstrings
+            parts.append(node.value.value)
     for tok in tokenize.generate_tokens(io.StringIO(text).readline):
         if tok.type == tokenize.COMMENT:
             parts.append(tok.string.lstrip("#:").strip())
@@ -157,7 +160,8 @@ def problems(path: Path, text: str) -> Iterator[str]:
     """Each citation in ``text`` (the prose of ``path``) that does not resolve."""
     where = path.relative_to(REPO) if path.is_relative_to(REPO) else path
     for match in OUTSIDE.finditer(text):
-        yield f"{where}: cites {match.group(0).strip('`')}, which is not in the repository"
+        cited = match.group(0).strip("`")
+        yield f"{where}: cites {cited}, which is not in the repository"
     for match in PATH.finditer(text):
         token = match.group(1)
         stems = [Path(part).stem for part in token.split("/")]
@@ -281,7 +285,7 @@ def _reachable_fields() -> set[tuple[str, str]]:
 def test_config_reference_lists_every_field() -> None:
     """Every field of every config dataclass and system is a key of the reference."""
     text = config_reference.render()
-    listed = {k.key for k in config_reference.keys()}
+    listed = {k.key for k in config_reference.config_keys()}
     for cls, name in sorted(_reachable_fields()):
         assert name in listed, f"{cls}.{name} is missing from the reference"
         assert f"| `{name}` |" in text, f"{cls}.{name} is missing from docs/config.md"
@@ -289,7 +293,7 @@ def test_config_reference_lists_every_field() -> None:
 
 def test_every_key_has_a_meaning_and_numbers_a_unit() -> None:
     """Every key's docstring gives its meaning; every number's, a ``Unit:``."""
-    for k in config_reference.keys():
+    for k in config_reference.config_keys():
         where = f"{k.section or 'top level'} {k.key}"
         assert k.meaning, f"{where}: no entry in its class's Parameters docstring"
         if re.match(r"(int|float|list of (int|float))\b", k.type):
