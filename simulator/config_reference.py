@@ -271,8 +271,19 @@ def config_keys() -> list[Key]:
 # --- Markdown ------------------------------------------------------------------
 
 
+_ROLE = re.compile(r":\w+:`(~?)([\w.]+)`")
+
+
+def _markdown(text: str) -> str:
+    """A docstring's reStructuredText as Markdown: roles and literals as code."""
+    text = _ROLE.sub(
+        lambda m: f"`{m.group(2).split('.')[-1] if m.group(1) else m.group(2)}`", text
+    )
+    return text.replace("``", "`")
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|") if text else ""
+    return _markdown(text).replace("|", "\\|") if text else ""
 
 
 def _table(rows: Sequence[Key]) -> list[str]:
