@@ -373,7 +373,7 @@ def _corrected_player() -> type[Any]:
     """The PyPI package's player with step 5's ``f`` as in the paper (phi, not mu).
 
     The same correction as the test-only ``CorrectedPlayer`` of
-    tests/systems/test_glicko2.py (RULES.md section 3); the package keeps phi
+    tests/systems/test_glicko2.py (docs/rules.md, section 3); the package keeps phi
     on the Glicko-2 scale in ``_Player__rd``.
     """
     import glicko2 as pypi_glicko2

@@ -19,6 +19,7 @@ base (``_jit``,        nothing of ``simulator``
 ``evaluation/``        base
 ``data/``              base, systems
 ``config``             base, systems, world, evaluation
+``config_reference``   base, systems, world, evaluation, config
 ``engine``             base, systems, world, evaluation, config
 ``tasks/``             base, systems, world, evaluation, data, config, engine
 ``cli``, ``__main__``  everything above

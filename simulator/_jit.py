@@ -47,17 +47,24 @@ it down:
   which takes seconds; a loop copies as fast. Loops are also cheaper to
   compile than numpy functions such as ``np.append``, ``np.bincount`` or
   ``.min()`` (a few tenths of a second each), where they read as well.
+
+The command line says so while it compiles: :func:`on_first_compile` calls
+a function when numba starts compiling (a cache miss), once, whichever
+process compiles first. The library itself prints nothing.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import multiprocessing
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar, cast
 
 import numba
 import numpy as np
+from numba.core import event
 
-__all__ = ["jit", "unliteral"]
+__all__ = ["jit", "on_first_compile", "unliteral"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -101,3 +108,60 @@ def unliteral(value: T) -> T:
     (dtype('int64'), dtype('bool'))
     """
     return cast(T, np.asarray(value)[()])
+
+
+class _Once:
+    """A flag for one process, for when no shared memory can be had."""
+
+    def __init__(self) -> None:
+        self.value = 0
+
+    def get_lock(self) -> contextlib.nullcontext[None]:
+        return contextlib.nullcontext()
+
+
+class _FirstCompile(event.Listener):
+    """Calls ``callback`` at the first ``numba:compile`` event, once in all."""
+
+    def __init__(self, callback: Callable[[], None], flag: Any) -> None:
+        self._callback = callback
+        self._flag = flag
+
+    def on_start(self, ev: Any) -> None:
+        with self._flag.get_lock():
+            if self._flag.value:
+                return
+            self._flag.value = 1
+        self._callback()
+
+    def on_end(self, ev: Any) -> None:
+        """Nothing: only the start of the first compilation matters."""
+
+
+@contextlib.contextmanager
+def on_first_compile(callback: Callable[[], None]) -> Iterator[None]:
+    """Call ``callback`` once when numba first compiles a function in the block.
+
+    numba raises its ``numba:compile`` event only when it compiles: a
+    function found in the cache is loaded without it. So the callback runs
+    exactly when a run is about to wait for the compiler (a first run, a
+    changed module, no cache folder), and never on a warm cache. The flag
+    lives in shared memory, so processes forked inside the block (a local
+    run's workers) share the once: the first of them to compile calls it.
+
+    Parameters
+    ----------
+    callback : callable
+        Called with no arguments, at most once.
+    """
+    flag: Any
+    try:
+        flag = multiprocessing.Value("b", 0)
+    except OSError:  # no shared memory (a locked-down container): per process
+        flag = _Once()
+    listener = _FirstCompile(callback, flag)
+    event.register("numba:compile", listener)  # type: ignore[no-untyped-call]
+    try:
+        yield
+    finally:
+        event.unregister("numba:compile", listener)  # type: ignore[no-untyped-call]

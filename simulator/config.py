@@ -20,7 +20,13 @@ A minimal config::
 A system is a registry name or a table ``{system = "fide", label = "fide no
 cap", cap = "none"}``: the keys besides ``system`` and ``label`` are the
 system's parameters, and the string ``"none"`` stands for Python's ``None``
-(TOML has no null).
+(TOML has no null). Every key, with its type, default, unit and meaning, is
+in ``docs/config.md``, generated from these dataclasses' docstrings.
+
+Why one module: the sections' dataclasses, the loader that maps TOML onto
+them and the dump that maps them back change together (a new key is
+declared, documented, checked and written here), and a reader finds a key's
+whole story in one file; the sections of other layers live in those layers.
 
 Imports: base, systems, world and evaluation (each section of a config is the
 parameter dataclass of the layer it configures); never the engine, data,
@@ -125,29 +131,33 @@ class ScheduleConfig:
         ``random``: random pairing each day (for tests and baselines).
     rounds : tuple of int, default (5, 7, 9)
         Swiss events have one of these numbers of rounds, equally often
-        (WORLD.md: opens of 5, 7 or 9 rounds dominate).
+        (docs/world.md: opens of 5, 7 or 9 rounds dominate). Unit: rounds.
     field_size : int, default 40
-        Mean entrants of a Swiss event.
+        Mean entrants of a Swiss event. Unit: players.
     round_robin_share : float, default 0.1
         Share of OTB event entries that go to round robins.
+        Unit: share of entries (0 to 1).
     round_robin_size : int, default 10
-        Players in a round robin (WORLD.md: about 10); grouped by rating.
+        Players in a round robin (docs/world.md: about 10); grouped by rating.
+        Unit: players.
     rounds_per_day : int, default 1
         OTB rounds played per day of an event; online rounds per day.
+        Unit: rounds per day.
     participation : float, default 1.0
         Share of the population that plays in this arena.
+        Unit: share of the players (0 to 1).
     participation_midpoint : float or None, default None
         If given, a player's chance to play in this arena is ``participation``
         times a logistic curve of their true strength on entry, one half at
         this strength: weaker players are less likely to play here (e.g. an
-        OTB arena within a larger, weaker online pool).
+        OTB arena within a larger, weaker online pool). Unit: rating points.
     participation_width : float, default 150
-        Scale (points) of that logistic curve.
+        Scale (points) of that logistic curve. Unit: rating points.
     activity_scale : float, default 1.0
         Multiplies each player's games a year in this arena (e.g. 50 for an
-        online arena where players play far more than over the board).
+        online arena where players play far more than over the board). Unit: factor.
     window : float, default 200
-        Online pairing: the largest rating difference paired.
+        Online pairing: the largest rating difference paired. Unit: rating points.
     events : EventsConfig
         Swiss sizes and rounds, round-robin fill, national and international
         events (``[arena.schedule.events]``, :mod:`simulator.world.events`).
@@ -211,14 +221,14 @@ class SeedingConfig:
     source : {"truth", "flat"}, default "truth"
         Where the initial pool's ratings come from.
     flat_rating : float, default 1500
-        Every initial rating under ``source = "flat"``.
+        Every initial rating under ``source = "flat"``. Unit: rating points.
     rating_sd : float, default 60
         SD of the error of the initial pool's ratings (rating points), under
-        ``source = "truth"``.
+        ``source = "truth"``. Unit: rating points.
     n_games : int, default 60
-        Games already in each initial rating (K tiers, Glicko counts).
+        Games already in each initial rating (K tiers, Glicko counts). Unit: games.
     rd : float, default 60
-        Glicko deviation of the initial pool.
+        Glicko deviation of the initial pool. Unit: rating points.
     """
 
     source: str = "truth"
@@ -260,10 +270,10 @@ class ArenaConfig:
         White's expected-score curve under that preset (issue 16, "Truth
         curves"; :class:`~simulator.world.outcomes.OutcomeModel`):
         ``"logistic"`` (the Elo curve), ``"normal"`` (the curve behind FIDE's
-        table 8.1.2, RULES.md section 1) or ``"fitted"`` (the level-dependent
-        fit of real OTB results, WORLD.md "Draws and White's edge", (L) E14
+        table 8.1.2, docs/rules.md, section 1) or ``"fitted"`` (the level-dependent
+        fit of real OTB results, docs/world.md, "Draws and White's edge", (L) E14
         "v2"). By default ``"fitted"`` for ``"otb"`` and ``"logistic"`` for
-        ``"online"`` (WORLD.md has no online fit). Filled in when the config
+        ``"online"`` (docs/world.md has no online fit). Filled in when the config
         is built, so a variant that changes ``outcomes`` sets ``curve`` too.
     schedule : ScheduleConfig
         Who plays when.
@@ -319,7 +329,7 @@ class Comparison:
         ``"online/lichess"``; ``x`` is regressed on ``y`` as published
         conversion tables do (``FIDE = slope * Lichess + intercept``).
     bin_width : float, default 100
-        Width of the bands of ``x`` in the conversion table.
+        Width of the bands of ``x`` in the conversion table. Unit: rating points.
     """
 
     x: str
@@ -365,7 +375,15 @@ class Variant:
 
 @dataclass(frozen=True)
 class GridAxis:
-    """One axis of a sweep's grid: a dotted key and the values it takes."""
+    """One axis of a sweep's grid: a dotted key and the values it takes.
+
+    Parameters
+    ----------
+    key : str
+        The dotted key it sets, as in a variant's ``set`` (``"years"``).
+    values : tuple
+        The values the key takes, one grid point each; ``"none"`` is None.
+    """
 
     key: str
     values: tuple[Any, ...]
@@ -384,22 +402,24 @@ class RunConfig:
     title : str
         Shown in the report.
     seed : int or None
-        Root seed; None draws one (printed and saved with the results).
+        Root seed; None draws one (printed and saved with the results). Unit: none.
     replicates : int, default 8
-        Independent replicates (streams from ``SeedSequence.spawn``).
+        Independent replicates (streams from ``SeedSequence.spawn``). Unit: replicates.
     start_date : str, default "2024-01-01"
         The first simulated day (ISO date, YYYY-MM-DD).
     years : float, default 5
-        Length of the run.
+        Length of the run. Unit: years.
     checkpoint_days : int, default 7
         Days between the checkpoints at which accuracy and convergence are read.
+        Unit: days.
     burn_in_years : float, default 0
         The first part of the run, in which the systems rate but nothing is
         measured: no prediction, no checkpoint, and only newcomers who arrive
         after it are followed. The steady-state figures are read over the last
-        ``metrics.steady_fraction`` of the checkpoints after it.
+        ``metrics.steady_fraction`` of the checkpoints after it. Unit: years.
     cohort_ages : tuple of float, default (25, 45)
         The drift cohort: initial-pool players of these ages on the first day.
+        Unit: years of age.
     population : PopulationConfig
         The players.
     arena : tuple of ArenaConfig

@@ -12,13 +12,13 @@ import argparse
 import datetime as dt
 import math
 
-from simulator.cli._parser import EXIT_USAGE, CliError, _Parser
+from simulator.cli._parser import EXIT_USAGE, CliError, HelpFormatter, _Parser
 from simulator.systems import SYSTEMS
 from simulator.tasks.calc_types import CalcError, GameInput
 from simulator.tasks.calc_types import number as _number
 from simulator.tasks.calc_types import parse_game as _parse_game
 
-__all__ = ["EXIT_USAGE", "CliError", "_Parser", "parse_game"]
+__all__ = ["EXIT_USAGE", "CliError", "HelpFormatter", "_Parser", "parse_game"]
 
 
 def parse_game(text: str) -> GameInput:

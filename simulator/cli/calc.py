@@ -411,7 +411,9 @@ def _add_lichess(p: argparse.ArgumentParser) -> None:
         "--speed",
         choices=tuple(REGULATOR_FACTORS),
         default=Lichess().speed,
-        help="the speed whose regulator factor applies (default %(default)s)",
+        metavar="SPEED",
+        help="the speed whose regulator factor applies: %(choices)s "
+        "(default %(default)s)",
     )
     p.add_argument(
         "--colour",
@@ -541,13 +543,15 @@ system's options.
 
 _CALC_EPILOG = """\
 examples:
-  ratingsim calc fide --rating 1500 --k 20 --game 1400:1 --game 1600:0.5 --game 1550:0
+  ratingsim calc fide --rating 1500 --k 20 --game 1400:1 --game 1600:0.5 \\
+      --game 1550:0
   ratingsim calc fide --unrated --game 1902:0.5 --game 1877:0.5 --game 1884:1 \\
       --game 2012:0 --game 1832:1
   ratingsim calc classic --rating 2400 --k 10 --game 2300:1
   ratingsim calc glicko2 --rating 1500 --rd 200 --volatility 0.06 --tau 0.5 \\
       --game 1400/30:1 --game 1550/100:0 --game 1700/300:0
-  ratingsim calc lichess --rating 1500 --rd 500 --volatility 0.09 --game 1500/500:1
+  ratingsim calc lichess --rating 1500 --rd 500 --volatility 0.09 \\
+      --game 1500/500:1
 """
 
 
@@ -558,7 +562,6 @@ def add_calc(commands: Any) -> dict[str, list[str]]:
         help="one player's rating change over a game or a rating period",
         description=_CALC_DESCRIPTION,
         epilog=_CALC_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     calc.set_defaults(func=_cmd_calc)
     systems = calc.add_subparsers(

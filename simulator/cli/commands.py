@@ -7,6 +7,7 @@ command but ``convert`` here. See the package's docstring for the layout.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import os
 import signal
@@ -16,6 +17,7 @@ from collections.abc import Callable, Sequence
 
 from simulator import __version__
 from simulator._atomic import Interrupted, OutputError
+from simulator._jit import on_first_compile
 from simulator.cli._values import EXIT_USAGE, CliError, _Parser, parse_game
 from simulator.cli.calc import add_calc, cmd_systems
 from simulator.cli.convert import add_convert
@@ -111,6 +113,25 @@ def _input_error(args: argparse.Namespace, exc: BaseException) -> CliError:
     return CliError(f"ratingsim {args.command}: error: {_inputs(args)}{text}")
 
 
+#: The line on stderr while numba compiles the loops a command needs.
+COMPILING = "compiling (first run only)..."
+
+
+def _interactive() -> bool:
+    """Whether stderr is a terminal: a person waits there, not a log or a pipe.
+
+    The compiling line is a progress message, so like a progress bar it is
+    for a terminal; a pipe or a log file (and a test comparing stderr) stays
+    free of it.
+    """
+    return sys.stderr.isatty()
+
+
+def _compiling() -> None:
+    """Say that numba compiles, on a line of its own (over a progress bar)."""
+    print(f"\r\x1b[Kratingsim: {COMPILING}", file=sys.stderr, flush=True)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ratingsim`` with ``argv`` (default ``sys.argv[1:]``).
 
@@ -142,8 +163,11 @@ def _main(argv: Sequence[str] | None) -> int:
         if extras:
             raise _unrecognized(args, extras, calc_options)
         func: Callable[[argparse.Namespace], int] = args.func
+        quiet = getattr(args, "quiet", False) or not _interactive()
+        notice = contextlib.nullcontext() if quiet else on_first_compile(_compiling)
         try:
-            return func(args)
+            with notice:
+                return func(args)
         except OutputError as exc:
             raise CliError(f"ratingsim {args.command}: error: {exc}") from None
         except _INPUT_ERRORS as exc:

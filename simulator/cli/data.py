@@ -168,7 +168,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
 
 
 #: ``simulator.tasks.rate.RATE_SYSTEMS`` and ``GAMES_PLAYED_DEFAULT``, as literals so
-#: that building the parser loads no reader (tests/tasks/test_rate.py compares them).
+#: that building the parser loads no reader (tests/tasks/rate/test_rating.py compares).
 _RATE_SYSTEMS = ("fide", "fide-2024", "classic")
 _GAMES_PLAYED_DEFAULT = 30
 
@@ -183,7 +183,8 @@ examples:
 _REPLAY_EPILOG = """\
 examples:
   ratingsim replay games.csv
-  ratingsim replay lichess_db.pgn.gz --systems lichess,glicko2,elo --seed-ratings file
+  ratingsim replay lichess_db.pgn.gz --systems lichess,glicko2,elo \\
+      --seed-ratings file
   ratingsim replay games.csv --format json --ratings-out ratings.csv
 """
 
@@ -201,7 +202,6 @@ def add_rate_replay(commands: Any) -> None:
             "not say is assumed and listed in the output."
         ),
         epilog=_RATE_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     rate.add_argument("file", metavar="TOURNAMENT.trf", help="a TRF-16 file")
     rate.add_argument(
@@ -258,7 +258,6 @@ def add_rate_replay(commands: Any) -> None:
             "(WhiteElo, white_rating) are scored beside them. The file is streamed."
         ),
         epilog=_REPLAY_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     replay.add_argument("file", metavar="GAMES", help="a .csv or .pgn file (or .gz)")
     replay.add_argument(

@@ -41,7 +41,7 @@ blank      the same as ``Z``                          0       no
 
 "Rated" is the TRF's own word: a game with ``1 = 0`` is rated if both
 players are rated on the list the event uses (FIDE Rating Regulations;
-RULES.md section 1).
+docs/rules.md, section 1).
 
 Every malformed line is reported with the file name, the line number and what
 is wrong (:class:`~simulator.data.records.FormatError`); with ``skip_bad=True`` the

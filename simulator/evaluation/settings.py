@@ -1,7 +1,7 @@
 """What the metrics measure and how finely, and the names of their rows and columns.
 
 :class:`MetricsConfig` holds the settings of every metric of the simulator
-(DESIGN.md, "Metrics"): the convergence thresholds, the calibration bins, the
+(docs/design.md, "Metrics"): the convergence thresholds, the calibration bins, the
 error-vs-games curve, the steady state and the bands of true strength.
 :func:`threshold_name` names a threshold's columns; :data:`ORACLE` and
 :data:`COIN_FLIP` are the reference rows of the prediction table. The
@@ -49,27 +49,35 @@ class MetricsConfig:
         Convergence thresholds in rating points, increasing: N25, N50, N100 are
         the games a newcomer needs until the aligned error stays below each.
         A list is accepted and stored as a tuple.
+        Unit: rating points.
     calibration_bins : int, default 10
         Number of equal-width bins of expected score on [0, 1].
+        Unit: bins.
     curve_max_games : int, default 150
         The error-vs-games curve covers 0 to ``curve_max_games`` games played.
+        Unit: games.
     steady_fraction : float, default 0.25
         The steady-state accuracy figures of the summary are the mean over the
         last ``steady_fraction`` of the checkpoints (at least one checkpoint).
+        Unit: share of the checkpoints (0 to 1).
     curve_bin_width : float, default 1.0
         Width in rating points of the error histogram behind the curve's
         quantiles (the quantiles are interpolated within a bin).
+        Unit: rating points.
     curve_max_error : float, default 1000.0
         Errors from ``curve_max_error`` up, and unrated players, fall into one
         overflow bin; a quantile that lands in it is reported as ``inf``.
+        Unit: rating points.
     band_edges : tuple of float
         Edges of the true-strength bands of the error-by-band table (rating
         points); default 1400, 1600, ..., 2400 with open ends.
+        Unit: rating points.
     min_at_risk : int, default 10
         The Kaplan-Meier quantiles of N25/N50/N100 are read only where at least
         this many newcomers are still at risk (not yet converged, not yet
         censored); a quantile reached later rests on a handful of players and
         is reported as ``inf`` (not reached).
+        Unit: newcomers.
     """
 
     thresholds: tuple[float, ...] = (25.0, 50.0, 100.0)

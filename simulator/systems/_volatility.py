@@ -1,7 +1,7 @@
 """Glicko-2 step 5: the new volatility by the Illinois algorithm, for many players.
 
 Source: M. E. Glickman, "Example of the Glicko-2 system" (glicko.net/glicko/
-glicko2.pdf, revision of 2022), step 5. RULES.md section 3 is the spec.
+glicko2.pdf, revision of 2022), step 5. docs/rules.md, section 3 is the spec.
 
 :func:`_new_volatility` runs the iteration for many players at once: the
 arithmetic of each step is a compiled loop over the players, with numpy's

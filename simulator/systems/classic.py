@@ -3,7 +3,7 @@
 Sources: FIDE Handbook 2003, B0209 (K turnover), B0210 (table 8.1.2, unchanged
 since), B0206 6.4 (unrated opponents); FIDE news of 13 July 2009 (the end of
 the 350 cap and of quarterly lists); the Danish and German seed pages
-(``seeds/003_…``, ``seeds/004_…``). RULES.md section 2 is the spec.
+(seeds 003 and 004, docs/rules.md). docs/rules.md, section 2 is the spec.
 
 Preset name: ``classic``.
 """
@@ -166,13 +166,16 @@ class Classic(ListSystem):
     ----------
     cap : float or None, default 350
         A larger difference counts as ``cap`` (400 as an option).
+        Unit: rating points.
     expectation : {"table", "formula"}, default "table"
         PD from table 8.1.2 (unchanged since 2003) or the logistic formula.
     months : int, default 3
         Months per list (quarterly lists on 1 Jan, 1 Apr, 1 Jul, 1 Oct).
+        Unit: months.
     floor : float, default 1200
         The lowest published rating (1200 from July 2009; the 2003 Handbook's
         was 1801; the values in between are open).
+        Unit: rating points.
     initial : {"international", "national"}, default "international"
         The initial-rating rule: FIDE's old one (9 games, events with at least 3
         rated opponents and more than half a point, pooled over 8 periods), or
@@ -180,15 +183,19 @@ class Classic(ListSystem):
         games against newcomers *are* rated against the newcomer's start value.
     min_initial_games : int or None
         Games for a first rating: 9 (international) or 7 (national) by default.
+        Unit: games.
     pool_periods : int, default 8
         Periods over which results pool: the same and the next 7 (a rolling
         window here; open).
+        Unit: rating periods.
     rounding : {"period", "event"}, default "period"
         As for :class:`~simulator.systems.fide.Fide`.
     closing_days : int, default 0
         As for :class:`~simulator.systems.fide.Fide`.
+        Unit: days.
     unrated_prediction : float, default 1550
         The rating :meth:`expected_score` assumes for an unrated player.
+        Unit: rating points.
     new_player_prediction : {"constant", "performance", "newcomers"}, default "constant"
         As for :class:`~simulator.systems.fide.Fide`; ``"performance"`` uses
         the old international formula on the results so far.
@@ -357,7 +364,7 @@ class Classic(ListSystem):
         with np.errstate(invalid="ignore"):
             publish &= start >= self.floor
         new = np.where(unrated, np.where(publish, start, np.nan), out.rating)
-        # G is kept across a drop below the floor (RULES.md section 1): the
+        # G is kept across a drop below the floor (docs/rules.md, section 1): the
         # pooled games are added to it, as under the international rule.
         g = np.where(
             unrated, state.n_games + np.where(publish, n_results, 0), out.n_games

@@ -53,8 +53,10 @@ class Elo:
     ----------
     k_factor : float, default 20
         Points at stake per game.
+        Unit: rating points per point of score.
     initial_rating : float, default 1500
         Every player's starting rating.
+        Unit: rating points.
     """
 
     k_factor: float = 20.0

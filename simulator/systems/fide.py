@@ -2,8 +2,8 @@
 
 Source: FIDE Handbook B.02, Rating Regulations effective from 1 March 2024
 (handbook.fide.com/chapter/B022024), sections 7 and 8, with 8.3.1 as amended
-from 1 October 2025 (FIDE press release of 30 September 2025). RULES.md
-section 1 is the spec; every rule it marks *open* is a parameter here.
+from 1 October 2025 (FIDE press release of 30 September 2025).
+docs/rules.md, section 1 is the spec; every rule it marks *open* is a parameter here.
 
 Presets: ``fide`` (the 2025 rules) and ``fide-2024`` (the 400-point cap for
 everyone, as before 1 October 2025).
@@ -99,7 +99,7 @@ def initial_rating(
     rounded to a whole number (.5 up, open), at most ``max_rating``. NaN below
     ``min_games`` games.
 
-    FIDE's published first rating of a new player (RULES.md section 1):
+    FIDE's published first rating of a new player (docs/rules.md, section 1):
 
     >>> initial_rating(1902 + 1877 + 1884 + 2012 + 1832, 5, 3).item()
     1922.0
@@ -154,11 +154,14 @@ class Fide(ListSystem):
     round_expectation : int or None, default None
         In formula mode, round E to this many decimals (2 reproduces the
         Croatian page's worked numbers).
+        Unit: decimals.
     cap : float or None, default 400
         8.3.1: a larger difference counts as ``cap``; None switches it off.
+        Unit: rating points.
     exempt_from : float or None, default 2650
         Since 1 October 2025 a player rated this much or more uses the real
         difference; None applies the cap to everyone (``fide-2024``).
+        Unit: rating points.
     rule_700 : bool, default True
         8.3.3.1: K becomes ``700 // n`` if ``K * n > 700`` in a period.
     rounding : {"period", "event"}, default "period"
@@ -166,29 +169,36 @@ class Fide(ListSystem):
         FIDE's published calculations sometimes match the latter).
     floor : float, default 1400
         A rating below it leaves the list; the player is unrated again.
+        Unit: rating points.
     junior_2300 : {"ever", "current"}, default "ever"
         The junior K 40 lasts while no published rating reached 2300 (what the
         lists show) or while the current rating is below 2300 (open).
     k_factor : int or None, default None
         A flat K for every rated player instead of the tiers (an ablation).
+        Unit: rating points per point of score.
     months : int, default 1
         Months per list: 1 (monthly lists since 2012) or e.g. 3 (an ablation).
+        Unit: months.
     closing_days : int, default 0
         An event ending within this many days before a list goes to the next
         period (FIDE's closing date is 3 days before the list). Read by the
         engine when it assigns events to periods.
+        Unit: days.
     pool_periods : int, default 26
         Periods over which an unrated player's results pool (open).
+        Unit: rating periods.
     min_initial_games : int, default 5
         Games against rated opponents needed for an initial rating (8.2.1).
+        Unit: games.
     initial : {"2024", "2014"}, default "2024"
         The initial-rating formula: today's (two hypothetical 1800 draws,
         :func:`initial_rating`) or the one in force 2014-2024
         (:func:`initial_rating_2014`), an ablation.
     unrated_prediction : float, default 1550
         The rating :meth:`expected_score` assumes for an unrated player, near
-        the median first rating of newcomers since 2024 (WORLD.md). It affects
+        the median first rating of newcomers since 2024 (docs/world.md). It affects
         predictions only, never a rating.
+        Unit: rating points.
     new_player_prediction : {"constant", "performance", "newcomers"}, default "constant"
         How :meth:`expected_score` rates a player FIDE has not rated yet: as
         ``unrated_prediction``, by the first-rating formula on their results

@@ -2,7 +2,7 @@
 
 Source: M. E. Glickman, "The Glicko system" (glicko.net/glicko/glicko.pdf),
 steps 1 and 2, and "Parameter estimation in large dynamic paired comparison
-experiments", Applied Statistics 48 (1999) 377-394. RULES.md section 5 is the
+experiments", Applied Statistics 48 (1999) 377-394. docs/rules.md, section 5 is the
 spec. Chess.com uses Glicko; its own constants are not public, so the defaults
 here are Glickman's.
 
@@ -264,8 +264,10 @@ class Glicko:
     c : float, default sqrt(1200) (about 34.64)
         RD growth per idle period: RD 50 returns to 350 in 100 periods. 0 turns
         growth off.
+        Unit: rating points per square root of a rating period.
     initial_rating, initial_rd : float, default 1500, 350
         A new player's values; ``initial_rd`` is also the ceiling of RD growth.
+        Unit: rating points.
     period : {"week", "month", "quarter", "year"}, default "month"
         Length of a rating period on the calendar, as in
         :class:`~simulator.systems.glicko2.Glicko2`.
@@ -277,6 +279,7 @@ class Glicko:
         Rating periods per idle day in per-game mode. Default: one per mean
         length of ``period`` (month: 12 / 365.2425, about 0.0329), so both
         modes age an idle player alike.
+        Unit: rating periods per day.
 
     Notes
     -----

@@ -1,7 +1,7 @@
 """Glicko-2, as Glickman's paper gives it: one rating period at a time.
 
 Source: M. E. Glickman, "Example of the Glicko-2 system" (glicko.net/glicko/
-glicko2.pdf, revision of 2022), steps 1-8. RULES.md section 3 is the spec.
+glicko2.pdf, revision of 2022), steps 1-8. docs/rules.md, section 3 is the spec.
 
 The update is vectorised over players: every player is rated against the
 opponents' pre-period values, so per-player sums are scatter-adds and the
@@ -475,20 +475,23 @@ class Glicko2:
     tau : float, default 0.5
         System constant constraining volatility change. Glickman recommends
         0.3 to 1.2; that is advice, not a bound, so any positive value works.
+        Unit: none (a constant of the Glicko-2 scale).
     initial_rating, initial_rd, initial_volatility : float
         A new player's values (1500, 350, 0.06).
+        Unit: rating points (rating, RD), none (volatility).
     period : {"week", "month", "quarter", "year"}, default "month"
         Length of a rating period on the calendar (weeks start on Thursday,
         1970-01-01's weekday; months on the 1st). Glickman advises 10-15 games
         per player per period.
     epsilon : float, default 1e-6
         Tolerance of the volatility iteration (step 5).
+        Unit: none (a tolerance on ln(volatility^2)).
 
     Notes
     -----
     A player who has never played stays at the new-player values until their
     first period with games: the step-6 growth applies only once a player has
-    a rating (RULES.md section 3). No upper bound is put on RD.
+    a rating (docs/rules.md, section 3). No upper bound is put on RD.
     """
 
     tau: float = TAU

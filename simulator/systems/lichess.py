@@ -1,6 +1,6 @@
 """Glicko-2 as Lichess runs it: every game its own rating period, with clamps.
 
-RULES.md section 4 is the spec. Sources, checked against the code:
+docs/rules.md, section 4 is the spec. Sources, checked against the code:
 
 - lichess-org/scalachess, ``rating/src/main/scala/glicko/``:
   ``impl/RatingCalculator.scala`` (the Glicko-2 steps, tau 0.75, tolerance 1e-6,
@@ -384,13 +384,17 @@ class Lichess:
     ----------
     tau : float, default 0.75
         System constant (scalachess ``Tau.default``).
+        Unit: none (a constant of the Glicko-2 scale).
     initial_rating, initial_rd, initial_volatility : float
         A new player's values, also the values of a reset (1500, 500, 0.09).
+        Unit: rating points (rating, RD), none (volatility).
     epsilon : float, default 1e-6
         Tolerance of the volatility iteration.
+        Unit: none (a tolerance on ln(volatility^2)).
     rd_growth_per_day : float, default 0.21436
         Rating periods per idle day for the RD growth before a game; 0 turns
         growth off.
+        Unit: rating periods per day.
     colour_advantage : bool, default True
         Shift E by +-``COLOUR_ADVANTAGE / 2`` for White / Black, as Lichess
         rates standard chess (lila since PR #18629, scalachess PR #755).
@@ -399,15 +403,19 @@ class Lichess:
     speed : {"ultrabullet", "bullet", "blitz", "rapid", "classical", \
 "correspondence"}, default "blitz"
         The speed whose regulator factor applies. The factors are a snapshot
-        of lila; current values are open (RULES.md section 4).
+        of lila; current values are open (docs/rules.md, section 4).
     min_rd, max_rd : float, default 45, 500
         Range RD is clamped to before and after every game.
+        Unit: rating points.
     min_rating : float, default 400
         Floor of the rating.
+        Unit: rating points.
     max_volatility : float, default 0.1
         Ceiling of the volatility; the reset rule allows up to twice this.
+        Unit: none (a volatility).
     max_rating_delta : float, default 700
         Most points one game can move a rating.
+        Unit: rating points.
 
     Notes
     -----

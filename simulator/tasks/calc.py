@@ -1,6 +1,6 @@
 """The rating calculator: one player's rating change over a game or a rating period.
 
-The calculator of the seed pages (``seeds/``) and of ``ratingsim calc``: the
+The calculator of the seed pages (docs/rules.md) and of ``ratingsim calc``: the
 player's values and the games in, the expected score and change of each game
 and the new rating out. It computes through the systems themselves, never a
 copy of their rules: it builds a small state of the player plus one opponent

@@ -8,14 +8,14 @@ rating system is right by construction (issue 16, "Truth curves"). With
     The Elo curve, the one plain Elo and Glicko assume:
     ``E = 1 / (1 + 10^(-(d + a)/400))``.
 ``"normal"``
-    The curve behind FIDE's table 8.1.2 (RULES.md, section 1, "Expected score
+    The curve behind FIDE's table 8.1.2 (docs/rules.md, section 1, "Expected score
     PD"; Elo's model of a normal performance of SD 200 per player):
     ``E = Phi((d + a) / (200 sqrt 2))``; the table is this curve rounded to
     hundredths (within 0.0081 of it at every whole difference).
 ``"fitted"``
     The level-dependent Davidson-type fit to FIDE-rated OTB standard games
-    (WORLD.md, "Draws and White's edge": (L) E14 "v2"; the fit itself is the
-    zugzwang-foundation project's E11, ``docs/evidence/E11_table-by-level.md``)::
+    (docs/world.md, "Draws and White's edge": (L) E14 "v2"; the fit itself is the
+    zugzwang-foundation project's evidence note E11, its table by level)::
 
         l     = (L - 2000) / 400,     L = (true_white + true_black) / 2
         z     = kappa(L) q (d + a),   kappa(L) = 1.177 exp(0.187 l)
@@ -33,21 +33,21 @@ rating system is right by construction (issue 16, "Truth curves"). With
     flatter than the Elo curve at every level (E11: table 8.1.2 is steeper
     near equal ratings by a factor 1.31 to 1.82, most at the top), though
     ``kappa`` is below 1 at club level (0.81 at 1200) and above it at the top
-    (1.71 at 2800), as WORLD.md says: at the top the weaker side draws more
+    (1.71 at 2800), as docs/world.md says: at the top the weaker side draws more
     and loses less, so wins and losses are steeper while the mean is flatter.
 
     The draw term ``nu`` is the v2 fit's own (E11's alpha, beta, gamma and
-    draw tail mu); WORLD.md holds only the earlier (L) E2 draw fit, whose
+    draw tail mu); docs/world.md gives it beside the earlier (L) E2 fit, whose
     ``nu`` with v2's ``kappa(L)`` would move the mean by up to 0.011 from the
     published curve at the top. The fit reads ``L`` as the midpoint of the
     players' 100-point level band (1450 below 1500, 2850 from 2800); here
     ``L`` is the exact mean and levels outside 1500-2800 are extrapolated, as
-    WORLD.md's ``kappa`` of 0.8 at 1200 is. White's advantage stays the
+    docs/world.md's ``kappa`` of 0.8 at 1200 is. White's advantage stays the
     model's ``white_advantage`` (35 by default under every curve, so that
     the curves differ only in shape); the fit's own is 36.5 (35.9 in E2).
 
 Under ``"logistic"`` and ``"normal"`` draws are chosen without moving the mean:
-the draw share comes from the Davidson-type curve of (L) E2 (WORLD.md, "Draws
+the draw share comes from the Davidson-type curve of (L) E2 (docs/world.md, "Draws
 and White's edge", a fit to FIDE-rated OTB games of the Lichess broadcast
 archive),
 
@@ -65,8 +65,8 @@ model's mean score.
 
 :meth:`OutcomeModel.otb` keeps the fitted OTB values (the config's default
 OTB world is ``curve = "fitted"``); :meth:`OutcomeModel.online` is a blitz
-profile with few draws and a small White edge (Lichess figures of WORLD.md),
-logistic unless asked otherwise: WORLD.md has no fit of online results by
+profile with few draws and a small White edge (Lichess figures of docs/world.md),
+logistic unless asked otherwise: docs/world.md has no fit of online results by
 level, and Lichess's own Glicko-2 expectation is the logistic.
 
 All functions are vectorised over numpy arrays (broadcasting White's and
@@ -108,9 +108,9 @@ __all__ = [
 CURVES = ("logistic", "normal", "fitted")
 
 #: White's advantage in rating points, OTB standard. Sonas (2002): White scores
-#: about 54 % at equal ratings; the fitted value is 35.9 (WORLD.md).
+#: about 54 % at equal ratings; the fitted value is 35.9 (docs/world.md).
 WHITE_ADVANTAGE = 35.0
-#: Davidson-type draw fit for OTB standard chess, (L) E2 in WORLD.md:
+#: Davidson-type draw fit for OTB standard chess, (L) E2 in docs/world.md:
 #: ``nu = exp(0.286 + 0.498 (L - 2000)/400 - 0.291 |z|)``.
 DRAW_INTERCEPT = 0.286
 DRAW_LEVEL_SLOPE = 0.498
@@ -120,13 +120,13 @@ GAP_SCALE = 1.212
 #: Mean level at which ``nu = exp(draw_intercept)`` before the gap term (2000).
 REFERENCE_LEVEL = 2000.0
 
-#: The level-dependent fit, (L) E14 "v2", standard (WORLD.md, "Draws and
+#: The level-dependent fit, (L) E14 "v2", standard (docs/world.md, "Draws and
 #: White's edge"): ``kappa(L) = 1.177 exp(0.187 (L - 2000)/400)``.
 FITTED_SLOPE = 1.177
 FITTED_SLOPE_LEVEL = 0.187
 #: The fit's White edge (points); the model keeps ``white_advantage`` (35).
 FITTED_ADVANTAGE = 36.5
-#: The v2 fit's own draw term (E11 of the project WORLD.md cites, standard,
+#: The v2 fit's own draw term (E11 of the project docs/world.md cites, standard,
 #: 2023-10 to 2026-09): ``nu = exp(0.249 + 0.609 l - 0.263 exp(0.076 l) |z|)``.
 FITTED_DRAW_INTERCEPT = 0.249
 FITTED_DRAW_LEVEL_SLOPE = 0.609
@@ -134,10 +134,10 @@ FITTED_DRAW_GAP_SLOPE = 0.263
 FITTED_DRAW_TAIL = 0.076
 
 #: Lichess's White edge in its own Glicko-2 (11.782457, scalachess
-#: ``glicko/model.scala``); White scores 51-52 % online (WORLD.md).
+#: ``glicko/model.scala``); White scores 51-52 % online (docs/world.md).
 ONLINE_WHITE_ADVANTAGE = 11.8
 #: Intercept that gives 2.7 % draws at 1500 vs 1500 in blitz (lila PR #16281,
-#: WORLD.md) with the OTB slopes and ``ONLINE_WHITE_ADVANTAGE``:
+#: docs/world.md) with the OTB slopes and ``ONLINE_WHITE_ADVANTAGE``:
 #: ``ln(0.027 / 0.973 * 2 cosh(z/2)) + 0.498 * 500/400 + 0.291 |z|`` at
 #: ``z = 1.212 ln(10)/400 * 11.8``.
 ONLINE_DRAW_INTERCEPT = -2.244
@@ -180,7 +180,7 @@ class OutcomeModel:
     ----------
     white_advantage : float, default 35.0
         White's edge in rating points, added to the true difference in the
-        expected score and in ``z`` under every curve. WORLD.md: Sonas (2002),
+        expected score and in ``z`` under every curve. docs/world.md: Sonas (2002),
         White scores 54 % at equal ratings, fitted 35.9 ((L) E2) and 36.5
         ((L) E14 "v2"). Online: 11.8.
     draw_intercept : float, optional
@@ -205,8 +205,8 @@ class OutcomeModel:
         Rating level (points) at which the level terms vanish (both fits).
     curve : {"logistic", "normal", "fitted"}, default "logistic"
         White's expected-score curve (see the module docstring): the Elo
-        logistic, FIDE's normal (RULES.md, section 1, "Expected score PD"),
-        or the level-dependent Davidson fit (WORLD.md, "Draws and White's
+        logistic, FIDE's normal (docs/rules.md, section 1, "Expected score PD"),
+        or the level-dependent Davidson fit (docs/world.md, "Draws and White's
         edge", (L) E14 "v2"). The bare constructor keeps the logistic of
         earlier versions; :meth:`otb` defaults to ``"fitted"``.
     draw_tail : float, optional
@@ -224,11 +224,11 @@ class OutcomeModel:
     -----
     With the logistic defaults, the draw rate at equal true strengths is
     about 24 % at 1500, 35 % at 1900, 47 % at 2300, 53 % at 2500 and 58 % at
-    2650 (WORLD.md: 23 % below 1600, 34 % at 1800-1999, 45 % at 2200-2399,
+    2650 (docs/world.md: 23 % below 1600, 34 % at 1800-1999, 45 % at 2200-2399,
     58 % at 2400-2599, 62 % at 2600+), and at a mean level of 2100 (the
     broadcast sample is stronger than the rated pool), averaged over colours,
     41 / 35 / 27 / 19 / 12 / 5 % at gaps of 25 / 125 / 225 / 325 / 425 / 625
-    points (WORLD.md by gap: 42 / 36 / 26 / 18 / 12 / 4 %). The fitted
+    points (docs/world.md by gap: 42 / 36 / 26 / 18 / 12 / 4 %). The fitted
     curve's own draw term gives 22 % at 1500, 34 % at 1900, 48 % at 2300,
     56 % at 2500 and 61 % at 2650.
 
@@ -307,14 +307,14 @@ class OutcomeModel:
         """Online blitz: White +11.8 and 2.7 % draws at 1500 vs 1500 (Lichess).
 
         The level and gap slopes of the draws are (L) E2's OTB ones under
-        every curve; WORLD.md has no online figures for them, so draws among
+        every curve; docs/world.md has no online figures for them, so draws among
         strong online players are a guess (about 5 % at 2000 vs 2000, 9 % at
         2500 vs 2500).
 
         Parameters
         ----------
         curve : {"logistic", "normal", "fitted"}, default "logistic"
-            The expected-score curve. Logistic by default: WORLD.md has no fit
+            The expected-score curve. Logistic by default: docs/world.md has no fit
             of online results by level, and Lichess's own expectation is the
             logistic. ``"fitted"`` plays the OTB standard slope ``kappa(L)``
             with these online draws (a guess, about 2.8 % draws at 1500).

@@ -47,7 +47,7 @@ __all__ = [
 FloatArray = NDArray[np.float64]
 IntArray = NDArray[np.int64]
 
-#: Juniors are players aged 18 or less, i.e. younger than this (FIDE, WORLD.md).
+#: Juniors are players aged 18 or less, i.e. younger than this (FIDE, docs/world.md).
 JUNIOR_AGE = 19.0
 
 

@@ -1,6 +1,6 @@
 """The parameters of a synthetic player pool, checked: :class:`PopulationConfig`.
 
-The defaults imitate the FIDE-rated OTB pool of WORLD.md; each parameter's
+The defaults imitate the FIDE-rated OTB pool of docs/world.md; each parameter's
 docstring names its source. Figures marked (L) there come from FIDE's lists or
 the Lichess broadcast archive, not peer reviewed. :mod:`~simulator.world.population`
 draws the players from them and :mod:`~simulator.world.strengths` moves their
@@ -91,6 +91,7 @@ class PopulationConfig:
     ----------
     n_players : int, default 2000
         Players in the pool on the first day.
+        Unit: players.
     strength_weights, strength_means, strength_sds : tuple of float
         A normal mixture (weights, means and SDs in rating points) of each
         player's *peak* true strength, the strength at ``peak_age``; a single
@@ -102,82 +103,98 @@ class PopulationConfig:
         near 333 (adults 25-45: SD near 215), with about 36 % below 1600, 13 %
         above 2000, 3.5 % above 2200, 0.85 % above 2400 and 0.17 % above 2600;
         juniors are about 64 % of the players below 1600 and 10 % of those
-        above 2400. WORLD.md: median of active players 1703 (Oct 2026); SD of active
-        adults 25-45 about 235 after March 2024, 342 before; bands <1600 33 %,
+        above 2400. docs/world.md: median of active players 1703 (Oct 2026); SD
+        of active adults 25-45 about 235 after March 2024, 342 before; bands <1600 33 %,
         2000+ 12.8 %, 2200+ 3.8 %, 2400+ 0.8 %, 2600+ 0.07 %; juniors 64 % of
         the <1600 band and 10 % of 2400-2599.
+        Unit: rating points (means and SDs), relative (weights).
     peak_age : float, default 35.0
         Age (years) at which a player's strength equals their mixture draw;
         it should be where the age curve turns from gains to losses (35 with
-        the default curve). WORLD.md: peak age in the mid-30s to early 40s
+        the default curve). docs/world.md: peak age in the mid-30s to early 40s
         (Elo 1965; Roring & Charness 2007; Strittmatter et al. 2020).
+        Unit: years.
     age_edges : tuple of float, default (6, 10, 15, 19, 30, 45, 65, 85)
         Edges (years) of the age bands on the first day; ages are uniform
         within a band.
+        Unit: years.
     age_weights : tuple of float, default (0.04, 0.17, 0.16, 0.18, 0.20, 0.17, 0.08)
         Share of the initial pool in each age band (normalised). The first three
-        bands are the juniors: 37 % (WORLD.md: juniors, age <= 18, are 37 % of
-        active players). The adult split is ours; WORLD.md has no figure.
+        bands are the juniors: 37 % (docs/world.md: juniors, age <= 18, are 37 % of
+        active players). The adult split is ours; docs/world.md has no figure.
+        Unit: relative weights.
     newcomer_age_weights : tuple of float
         Share of newcomers in each age band at arrival, default
         ``(0.18, 0.25, 0.14, 0.18, 0.13, 0.09, 0.03)``: younger than the pool,
         57 % juniors, so that the pool's junior share stays near 37 % as
         juniors grow up (checked over ten simulated years). Our choice;
-        WORLD.md gives newcomers' ratings by age, not their ages.
+        docs/world.md gives newcomers' ratings by age, not their ages.
+        Unit: relative weights.
     growth_ages : tuple of float, default (10, 13.5, 17.5, 22, 35, 53, 70)
         Ages (years) of the knots of the age curve; the yearly change is
         interpolated linearly between knots and constant beyond them.
+        Unit: years.
     growth_rates : tuple of float, default (80, 62.5, 32.5, 18, 0, -9, -17)
-        Typical change of true strength (points per year) at each knot. WORLD.md:
+        Typical change of true strength (points per year) at each knot. docs/world.md:
         strong players gain, relative to adults 25-45, about 160 under 12, 125
         at 12-15, 65 at 16-19 and 36 at 20-24 a year, and typical juniors about
         half that (hence 80, 62.5, 32.5, 18); they lose 9 at 46-60 and 17 over
         60 (kept in full; published ratings: -9 at 46-64, -14 at 65+).
+        Unit: rating points per year.
     growth_sd : float, default 0.4
         SD of the log of each player's growth factor, a lognormal multiplier
         with mean 1 on the age curve (gains and losses alike): about 3 % of
         players develop at least twice the typical pace, the strong players'
-        pace of WORLD.md. Our choice.
+        pace of docs/world.md. Our choice.
+        Unit: natural log of a factor.
     drift_sd : float, default 30.0
         SD of the random walk of true strength, in points per square root of a
         year (a player's strength a year on is the curve's change plus a normal
-        change with this SD). Our assumption; WORLD.md has no figure.
+        change with this SD). Our assumption; docs/world.md has no figure.
+        Unit: rating points per square root of a year.
     activity_strengths : tuple of float, default (1400, 1800, 2100, 2300, 2500, 2700)
         Strengths (points) of the knots of the mean activity curve: the middles
-        of WORLD.md's bands <1600, 1600-1999, 2000-2199, 2200-2399, 2400-2599
+        of docs/world.md's bands <1600, 1600-1999, 2000-2199, 2200-2399, 2400-2599
         and 2600+.
+        Unit: rating points.
     games_per_year : tuple of float, default (15.5, 17.3, 22.5, 31.1, 49.2, 59.0)
-        Mean rated games a year at each knot (WORLD.md, by band; 17.3 over all
+        Mean rated games a year at each knot (docs/world.md, by band; 17.3 over all
         players in 2019), interpolated linearly and constant beyond the ends.
         With the default strengths the pool's mean is near 17.9 a year.
+        Unit: games per year.
     activity_sd : float, default 0.93
         SD of the log of each player's activity multiplier, a lognormal with
-        mean 1: heavy-tailed activity. WORLD.md: club adults 1600-1999 play a
+        mean 1: heavy-tailed activity. docs/world.md: club adults 1600-1999 play a
         median of 10 rated games a year with p10 3 and p90 33, a log-spread of
         ``ln(33/3) / (2 * 1.2816) = 0.93``. With the defaults, club adults
         1600-1999 aged 25-60 get a median near 11.7 games a year.
+        Unit: natural log of a factor.
     max_games_per_year : float, default 150.0
         Cap on a player's expected games a year (the busiest professionals).
+        Unit: games per year.
     arrival_rate : float, default 0.22
         Newcomers a year as a share of ``n_players`` (a Poisson process at a
-        constant rate). WORLD.md: about 48,000 newcomers a year, about 22 % of
+        constant rate). docs/world.md: about 48,000 newcomers a year, about 22 % of
         the active pool.
+        Unit: newcomers per year per player on the first day.
     newcomer_offset : float, default -50.0
         Points added to a newcomer's peak-strength draw. Newcomers enter weaker
         than the pool mostly because they are younger: with the defaults their
         median on arrival is near 1560, and near 1060, 1370, 1590 and 1755 for
-        ages under 10, 10-14, 15-18 and 19+. WORLD.md: newcomers' median first
+        ages under 10, 10-14, 15-18 and 19+. docs/world.md: newcomers' median first
         rating 1533-1564 (2024-2026); by age in 2025 <10 1492, 10-14 1513,
         15-19 1579, 20+ about 1650, against a pool median near 1700. Published
         first ratings are floored at 1400, so the youngest sit lower in truth.
         With the defaults the pool's median drifts down by about 45 points
         over ten years.
+        Unit: rating points.
     departure_rate : float, default 0.15
         Probability that a player leaves the pool within a year (a constant
         hazard, for every player). With ``arrival_rate`` 0.22 the pool grows
-        about 7 % a year at first (WORLD.md: 177k to 218k players with a rated
-        game in 12 months, Feb 2024 to Oct 2026). Our fit; WORLD.md gives no
+        about 7 % a year at first (docs/world.md: 177k to 218k players with a rated
+        game in 12 months, Feb 2024 to Oct 2026). Our fit; docs/world.md gives no
         departure rate.
+        Unit: probability per year.
 
     probe_levels : tuple of float, default ()
         True strengths of *probe* newcomers (the convergence experiment): for
@@ -185,13 +202,17 @@ class PopulationConfig:
         never changes (no age curve, no random walk), arrive within four weeks
         from ``probe_arrival_years`` after the start, play at the mean activity
         of their level and never leave. None by default.
+        Unit: rating points.
     probes_per_level : int, default 40
         Probes at each level.
+        Unit: players.
     probe_arrival_years : float, default 1.0
         When the probes arrive, in years after the start (after the pool has
         settled).
+        Unit: years.
     probe_age : float, default 30.0
         The probes' age on arrival (adults, so no junior K factor).
+        Unit: years.
     entrants : EntrantsConfig
         Newcomers' arrivals, ages and strengths by their own distributions,
         and activity's spread by level (``[population.entrants]``); off by

@@ -1,7 +1,8 @@
-"""Old-style FIDE Elo (RULES.md section 2) through the public system API.
+"""Old-style FIDE Elo (docs/rules.md, section 2) through the public system API.
 
-Worked examples name their source: RULES.md section 2 or a seed page in
-``/work/shared/seeds/`` (003 Danish, 004 German). Expected numbers are worked
+Worked examples name their source: docs/rules.md, section 2 (``RULES`` in a
+docstring) or a seed page (003 Danish, 004 German; docs/rules.md says what the
+seed pages are). Expected numbers are worked
 out by hand from the rules, never taken from the code under test.
 """
 

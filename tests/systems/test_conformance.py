@@ -1,10 +1,11 @@
 """The conformance suite: properties every registered rating system must have.
 
 One module, parametrized over every name in :data:`simulator.systems.SYSTEMS`
-(STYLE.md item 12), each system built by ``make_system(name)`` with its
-defaults. A newly registered system runs through every test on its first run;
-the only per-system knowledge here is which systems the rules make zero-sum
-(:data:`ZERO_SUM`, :data:`NOT_ZERO_SUM`), and a test fails until a new system
+(like scikit-learn's estimator checks), each system built by
+``make_system(name)`` with its defaults. A newly registered system runs
+through every test on its first run; the only per-system knowledge here is
+which systems the rules make zero-sum (:data:`ZERO_SUM`, :data:`NOT_ZERO_SUM`),
+and a test fails until a new system
 is put in one of the two.
 
 Games come from hypothesis: established pools seeded with whole-number
@@ -36,7 +37,7 @@ START = day_of("2024-01-01")
 
 #: Rounding error a system may leave per player and period in a zero-sum
 #: pool: 0 where nothing is rounded, 1/2 where the period change is rounded
-#: to a whole number (RULES.md sections 1 and 2).
+#: to a whole number (docs/rules.md, sections 1 and 2).
 ZERO_SUM: dict[str, float] = {
     "elo": 0.0,
     "fide": 0.5,
@@ -374,7 +375,7 @@ def test_expected_score_colour(
     """``E(w, b) + E(b, w) == 1`` without a colour advantage; above 1 with one."""
     # All players have the same deviation (Glicko's E uses the opponent's) and
     # lie on one side of any cap exemption: FIDE's 2650 rule caps the two sides
-    # of one game differently (RULES.md section 1), so E(w, b) + E(b, w) is 1.04
+    # of one game differently (docs/rules.md, section 1), so E(w, b) + E(b, w) is 1.04
     # for 2700 against 2200.
     n, rating, rd, n_games = pool
     system = make_system(name)

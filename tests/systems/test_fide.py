@@ -1,7 +1,8 @@
-"""FIDE Elo (RULES.md section 1) through the public system API.
+"""FIDE Elo (docs/rules.md, section 1) through the public system API.
 
-Each worked example names its source: a RULES.md rule or a seed page in
-``/work/shared/seeds/`` (002 is the Croatian calculator page). Expected numbers
+Each worked example names its source: a rule of docs/rules.md (``RULES X`` in a
+docstring is docs/rules.md, section 1, X) or a seed page (002 is the Croatian
+calculator page; docs/rules.md says what the seed pages are). Expected numbers
 are worked out by hand from the rules, never taken from the code under test.
 """
 
@@ -19,7 +20,7 @@ MAR = day_of("2024-03-01")
 APR = day_of("2024-04-01")
 MAY = day_of("2024-05-01")
 
-#: The five games of FIDE's published first rating (RULES.md section 1).
+#: The five games of FIDE's published first rating (docs/rules.md, section 1).
 EXAMPLE_OPPONENTS = [1902, 1877, 1884, 2012, 1832]
 EXAMPLE_SCORES = [0.5, 0.5, 1.0, 0.0, 1.0]
 
@@ -185,7 +186,7 @@ def test_2650_exemption_2700_beats_2200():
 
 
 def test_fide_2024_is_registered():
-    """RULES section 1: the ``fide-2024`` preset is ``fide`` without the exemption."""
+    """RULES: the ``fide-2024`` preset is ``fide`` without the exemption."""
     assert make_system("fide-2024") == Fide(exempt_from=None)
     assert make_system("fide") == Fide()
     assert make_system("fide-2024").name == "fide-2024"
@@ -692,7 +693,7 @@ def test_initial_2014_option_through_rate():
         )
         games = Games([0] * 5, [1, 2, 3, 4, 5], results)
         # 2014: Ra = 9507 / 5 = 1901.4; 3 of 5 is 0.5 above 2.5 -> +20 -> 1921.4
-        # ... rounded half up 1921; with the 2024 rule 1922 (RULES.md).
+        # ... rounded half up 1921; with the 2024 rule 1922 (docs/rules.md, section 1).
         assert system.rating(system.rate(state, games))[0] == expected
 
 

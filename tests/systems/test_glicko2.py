@@ -1,12 +1,12 @@
 """Glicko-2 against Glickman's worked examples and the PyPI ``glicko2`` package.
 
-RULES.md section 3: the package (2.1.0) uses mu^2 where the paper's step-5
+docs/rules.md, section 3: the package (2.1.0) uses mu^2 where the paper's step-5
 function has phi^2. The cross-checks therefore use :class:`CorrectedPlayer`, a
 test-only subclass with ``_f`` as the paper has it; the package's own output
 is pinned in :func:`test_package_deviation` so the difference stays
 documented. Note that the package stores phi already on the Glicko-2 scale
 (``self._Player__rd = rd / 173.7178``), so the corrected ``_f`` reads it as is;
-dividing by 173.7178 again, as RULES.md's wording suggests, would be wrong.
+dividing by 173.7178 again would be wrong (docs/rules.md, The PyPI package).
 """
 
 from __future__ import annotations
@@ -42,7 +42,7 @@ EXAMPLE = (
     [1, 0, 0],
 )
 EXAMPLE_RESULT = (1464.0507, 151.5165, 0.0599960)
-#: RULES.md's high-surprise case: 2200/80/0.06 loses 20 games to 1500/60.
+#: The high-surprise case of docs/rules.md, section 3: 2200/80/0.06 loses 20 to 1500/60.
 SURPRISE = ((2200.0, 80.0, 0.06), [1500.0] * 20, [60.0] * 20, [0] * 20)
 SURPRISE_RESULT = (1527.0928, 77.8680, 0.0653550)
 
@@ -124,7 +124,7 @@ def test_corrected_package_matches_paper(case: tuple, expect: tuple) -> None:
 
 
 def test_package_deviation() -> None:
-    """The uncorrected package misses the paper; ours does not (RULES.md section 3)."""
+    """The uncorrected package misses the paper; ours does not (docs/rules.md)."""
     r, rd, vol = package(EXAMPLE, pypi_glicko2.Player)
     assert (r, rd, vol) == pytest.approx((1464.050675, 151.516514, 0.0599934), abs=1e-6)
     r, rd, vol = package(SURPRISE, pypi_glicko2.Player)
@@ -341,7 +341,7 @@ def test_iteration_bound_raises() -> None:
 
 def test_iteration_bound_is_inclusive() -> None:
     """Converging on exactly the last allowed iteration is success, not an error."""
-    # The counts come from outside our code: RULES.md says the example needs two
+    # The counts come from outside our code: docs/rules.md says the example needs two
     # iterations, and the package (corrected) traces the surprise case's.
     assert package_iterations(EXAMPLE, 0.5) == 2
     assert_paper(ours(EXAMPLE, max_iterations=2), EXAMPLE_RESULT)
@@ -406,7 +406,7 @@ def test_period_validation_lists_the_choices() -> None:
 
 
 def test_tau_recommendation_is_not_a_bound() -> None:
-    """A tau outside Glickman's 0.3-1.2 advice is accepted (RULES.md section 3)."""
+    """A tau outside Glickman's 0.3-1.2 advice passes (docs/rules.md, section 3)."""
     assert Glicko2(tau=2.0).tau == 2.0
     assert Glicko2(tau=0.1).tau == 0.1
 

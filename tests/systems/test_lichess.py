@@ -165,7 +165,7 @@ def test_scalachess_calculator_vectors(white, black, score, plain, std, zh):
 
 
 def test_lichess_calculator_example_as_rules_state_it():
-    """RULES.md 4: 1500/350/0.06 each, White wins: 1662.21, 1337.79, RD 290.2305."""
+    """docs/rules.md, section 4: 1500/350/0.06 each, 1-0: 1662.21, 1337.79, RD 290.2."""
     out = one_game(PLAIN, EQUAL, EQUAL, 1.0)
     assert round(float(out.rating[0]), 2) == 1662.21
     assert round(float(out.rating[1]), 2) == 1337.79

@@ -1,6 +1,7 @@
-"""FIDE tables 8.1.1 and 8.1.2 against the values printed in RULES.md section 1.
+"""FIDE tables 8.1.1 and 8.1.2 against the values printed in docs/rules.md, section 1.
 
-The tables below are copied from RULES.md, not from ``simulator.systems.tables``,
+The tables below are copied from docs/rules.md (Expected score PD; Unrated
+players and the initial rating), not from ``simulator.systems.tables``,
 so a typo in either shows up here.
 """
 
@@ -12,7 +13,7 @@ import pytest
 from simulator.systems.elo import logistic_expectation
 from simulator.systems.tables import dp_from_p, pd_hundredths
 
-# RULES.md section 1, table 8.1.2: (first |D|, last |D|, PD of the higher-rated).
+# docs/rules.md, section 1, table 8.1.2: (first |D|, last |D|, PD of the higher-rated).
 TABLE_812 = [
     (0, 3, 50), (4, 10, 51), (11, 17, 52), (18, 25, 53), (26, 32, 54),
     (33, 39, 55), (40, 46, 56), (47, 53, 57), (54, 61, 58), (62, 68, 59),
@@ -28,7 +29,7 @@ TABLE_812 = [
     (518, 559, 97), (560, 619, 98), (620, 735, 99),
 ]  # fmt: skip
 
-# RULES.md section 1, table 8.1.1: p in hundredths -> dp.
+# docs/rules.md, section 1, table 8.1.1: p in hundredths -> dp.
 TABLE_811 = {
     100: 800, 99: 677, 98: 589, 97: 538, 96: 501, 95: 470, 94: 444, 93: 422,
     92: 401, 91: 383, 90: 366, 89: 351, 88: 336, 87: 322, 86: 309, 85: 296,
@@ -41,7 +42,7 @@ TABLE_811 = {
 
 
 def test_812_bands_are_contiguous():
-    """RULES.md 8.1.2: the copied bands tile 0..735 without gaps (checks the copy)."""
+    """8.1.2: the copied bands tile 0..735 without gaps (checks the copy)."""
     assert TABLE_812[0][0] == 0
     assert TABLE_812[-1][1] == 735
     for (_, last, pd), (first, _, next_pd) in itertools.pairwise(TABLE_812):
@@ -51,7 +52,7 @@ def test_812_bands_are_contiguous():
 
 @pytest.mark.parametrize(("first", "last", "pd"), TABLE_812)
 def test_812_band_boundaries(first, last, pd):
-    """RULES.md 8.1.2: each band's first and last |D| give its PD, both sides."""
+    """8.1.2: each band's first and last |D| give its PD, both sides."""
     got = pd_hundredths([first, last, -first, -last]).tolist()
     lower = 100 - pd if first > 0 else 50
     assert got[:2] == [pd, pd]
@@ -60,37 +61,37 @@ def test_812_band_boundaries(first, last, pd):
 
 
 def test_812_above_735():
-    """RULES.md 8.1.2: |D| > 735 gives PD 1.00 to the higher and 0 to the lower."""
+    """8.1.2: |D| > 735 gives PD 1.00 to the higher and 0 to the lower."""
     got = pd_hundredths([736, 800, 2000, -736, -2000]).tolist()
     assert got == [100, 100, 100, 0, 0]
 
 
 def test_812_all_differences_symmetric():
-    """RULES.md 8.1.2: the lower-rated player gets 1 - PD for every D."""
+    """8.1.2: the lower-rated player gets 1 - PD for every D."""
     d = np.arange(0, 1001)
     assert np.array_equal(pd_hundredths(-d), 100 - pd_hundredths(d))
 
 
 def test_812_d400_table_vs_formula():
-    """RULES.md 8.1.2 / seed 002: at D = 400 the table gives .92, the formula .909."""
+    """8.1.2 / seed 002: at D = 400 the table gives .92, the formula .909."""
     assert pd_hundredths(400).item() == 92
     assert float(logistic_expectation(400)) == pytest.approx(0.909, abs=5e-4)
 
 
 @pytest.mark.parametrize(("p", "dp"), sorted(TABLE_811.items()))
 def test_811_values(p, dp):
-    """RULES.md 8.1.1: dp for each p from .50 to 1.00."""
+    """8.1.1: dp for each p from .50 to 1.00."""
     assert dp_from_p(p).item() == dp
 
 
 @pytest.mark.parametrize("p", range(0, 50))
 def test_811_lower_half_is_antisymmetric(p):
-    """RULES.md 8.1.1: for p < .50, dp(p) = -dp(1 - p)."""
+    """8.1.1: for p < .50, dp(p) = -dp(1 - p)."""
     assert dp_from_p(p).item() == -TABLE_811[100 - p]
 
 
 def test_811_rejects_out_of_range():
-    """RULES.md 8.1.1: p outside [0, 1] has no dp."""
+    """8.1.1: p outside [0, 1] has no dp."""
     with pytest.raises(ValueError, match="p must lie"):
         dp_from_p([101])
     with pytest.raises(ValueError, match="p must lie"):

@@ -160,7 +160,7 @@ def test_colour_symmetry_without_white_advantage() -> None:
 def test_defaults_reproduce_published_draw_rates_by_level(
     level: float, published: float
 ) -> None:
-    """Draw rates at equal strengths are within 5 points of WORLD.md's by level."""
+    """Draw rates at equal strengths are within 5 points of docs/world.md's by level."""
     p_draw = float(OutcomeModel().probabilities(level, level)[1])
     assert abs(p_draw - published) <= 0.05
 
@@ -172,7 +172,7 @@ def test_defaults_reproduce_published_draw_rates_by_level(
 def test_defaults_reproduce_published_draw_rates_by_gap(
     gap: float, published: float
 ) -> None:
-    """At a mean level of 2100, draws by gap are within 2 points of WORLD.md's."""
+    """At a mean level of 2100, draws by gap are within 2 points of docs/world.md's."""
     model = OutcomeModel()
     level = 2100.0
     p_draw = 0.5 * float(
@@ -192,7 +192,7 @@ def test_online_preset_has_few_draws(rng: np.random.Generator) -> None:
     rate = np.mean(scores == 0.5)
     assert abs(rate - p) <= Z * np.sqrt(p * (1 - p) / N_GAMES)
     assert rate < 0.05
-    # White scores 51-52 % online (WORLD.md).
+    # White scores 51-52 % online (docs/world.md).
     assert 0.51 <= float(model.expected_score(1500.0, 1500.0)) <= 0.52
     # Far fewer draws than OTB at every level of club play.
     level = np.arange(1000.0, 2001.0, 100.0)
@@ -228,7 +228,7 @@ def test_draw_parameters_default_to_the_curves_own_fit() -> None:
 
 @pytest.mark.parametrize("level", [1500.0, 1900.0, 2300.0, 2500.0, 2650.0])
 def test_fitted_draw_rates_by_level(level: float) -> None:
-    """The fitted curve's draws at equal strengths are near WORLD.md's by level."""
+    """The fitted curve's draws at equal strengths are near docs/world.md's by level."""
     published = {1500.0: 0.23, 1900.0: 0.34, 2300.0: 0.45, 2500.0: 0.58, 2650.0: 0.62}
     p_draw = float(OutcomeModel.otb().probabilities(level, level)[1])
     assert abs(p_draw - published[level]) <= 0.04

@@ -1,4 +1,4 @@
-"""Tests of world.population: sizes, WORLD.md targets, ages, arrivals, departures.
+"""Tests of world.population: sizes, docs/world.md targets, ages, arrivals, departures.
 
 Stochastic tests hold for any seed: tolerances are 5 standard errors of the
 statistic, from the sample size, or documented margins well outside them. Run
@@ -71,7 +71,7 @@ def test_arrivals_at_configured_rate(rng: np.random.Generator) -> None:
 
 
 def test_junior_share(rng: np.random.Generator) -> None:
-    """About 37 % of the initial pool is aged 18 or less (WORLD.md)."""
+    """About 37 % of the initial pool is aged 18 or less (docs/world.md)."""
     n = 50_000
     pop = pool(rng, n)
     share = np.mean(age(pop, START) < JUNIOR_AGE)
@@ -81,14 +81,14 @@ def test_junior_share(rng: np.random.Generator) -> None:
 
 
 def test_initial_strength_near_world_targets(rng: np.random.Generator) -> None:
-    """Median near 1700, SD within 235-340 and the band shares of WORLD.md."""
+    """Median near 1700, SD within 235-340 and the band shares of docs/world.md."""
     pop = pool(rng, 100_000)
     s = pop.true_strength
     # Documented: median about 1705, SD about 333 (sampling SEs about 1 point).
     assert abs(np.median(s) - 1705) <= 15
     assert 235 <= s.std() <= 340
     assert abs(s.std() - 333) <= 10
-    # WORLD.md bands (Oct 2026): <1600 33 %, 2000+ 12.8 %, 2400+ 0.8 %.
+    # docs/world.md bands (Oct 2026): <1600 33 %, 2000+ 12.8 %, 2400+ 0.8 %.
     assert 0.30 <= np.mean(s < 1600) <= 0.40
     assert 0.10 <= np.mean(s >= 2000) <= 0.16
     assert 0.004 <= np.mean(s >= 2400) <= 0.014
@@ -96,7 +96,7 @@ def test_initial_strength_near_world_targets(rng: np.random.Generator) -> None:
     junior = age(pop, START) < JUNIOR_AGE
     assert 0.55 <= np.mean(junior[s < 1600]) <= 0.72
     assert np.mean(junior[s >= 2400]) <= 0.2
-    # Adults 25-45: SD near 235 (WORLD.md, after March 2024).
+    # Adults 25-45: SD near 235 (docs/world.md, after March 2024).
     adult = (age(pop, START) >= 25) & (age(pop, START) < 45)
     assert 190 <= s[adult].std() <= 250
 
@@ -107,7 +107,7 @@ def test_activity_heavy_tailed_and_rising_with_strength(
     """About 17 games a year on average, heavy-tailed, more for stronger players."""
     pop = pool(rng, 50_000)
     per_year = 12 * pop.activity
-    # WORLD.md: 17.3 rated games per player-year (2019).
+    # docs/world.md: 17.3 rated games per player-year (2019).
     assert 15.5 <= per_year.mean() <= 19.5
     # Heavy tail: the mean exceeds the median, and p90 / p10 is large.
     p10, p50, p90 = np.percentile(per_year, [10, 50, 90])
@@ -136,7 +136,7 @@ def test_arrivals_weaker_younger_and_juniors_lower(rng: np.random.Generator) -> 
     entry_age = (pop.arrival_day - pop.birth_day) / DAYS_PER_YEAR
     s = pop.true_strength
     assert s[new].mean() < s[~new].mean() - 80
-    # WORLD.md: newcomers' median first rating 1533-1564.
+    # docs/world.md: newcomers' median first rating 1533-1564.
     assert 1450 <= np.median(s[new]) <= 1650
     assert entry_age[new].mean() < entry_age[~new].mean() - 5
     junior = entry_age < JUNIOR_AGE

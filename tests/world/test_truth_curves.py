@@ -1,8 +1,8 @@
 """Tests of the outcome model's expected-score curves (issue 16, "Truth curves").
 
 Each curve against its formula and its source: the logistic Elo curve, the
-normal curve behind FIDE's table 8.1.2 (RULES.md, section 1), and the
-level-dependent Davidson fit (WORLD.md, "Draws and White's edge", (L) E14
+normal curve behind FIDE's table 8.1.2 (docs/rules.md, section 1), and the
+level-dependent Davidson fit (docs/world.md, "Draws and White's edge", (L) E14
 "v2"; its expected scores as printed in the project's E11). Then the issue's
 acceptance test: with ratings held at true strength, a system predicts
 exactly the oracle when its curve is the truth's, and measurably worse when
@@ -87,7 +87,7 @@ def test_symmetric_and_monotone(curve: str) -> None:
 def test_fitted_win_loss_odds_follow_kappa() -> None:
     """ln(P(W)/P(L)) is kappa(L) q (d + a): 0.81 of Elo's at 1200, 1.71 at 2800.
 
-    WORLD.md: "flatter than the Elo curve at club level (kappa about 0.8 at
+    docs/world.md: "flatter than the Elo curve at club level (kappa about 0.8 at
     L = 1200), steeper at the top (about 1.7 at 2800)".
     """
     q = math.log(10) / 400
@@ -193,7 +193,7 @@ def _pool_and_games(
 ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.random.Generator]:
     """True strengths of a pool and random pairs of it at most 400 apart.
 
-    400 points is FIDE's cap (RULES.md, section 1): within it the table is
+    400 points is FIDE's cap (docs/rules.md, section 1): within it the table is
     the system's whole prediction.
     """
     rng = np.random.default_rng(seed)

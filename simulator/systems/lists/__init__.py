@@ -7,7 +7,7 @@ results against rated opponents until an initial rating is published, and a
 rating below the floor is removed from the list. What differs between the two
 (K factors, cap, expectation, initial-rating formula, 700 rule) is supplied by
 the system through :class:`ListRules`; the rules themselves live in
-``fide.py`` and ``classic.py`` where RULES.md names them.
+``fide.py`` and ``classic.py`` where docs/rules.md names them.
 
 Modules:
 

@@ -12,7 +12,7 @@ with a large RD):
 ``"constant"``
     Every unrated player counts as rated ``unrated_prediction`` (1550 by
     default, near the median first rating of newcomers since 2024,
-    WORLD.md).
+    docs/world.md).
 ``"performance"``
     The system's own first-rating formula applied to the player's results
     pooled so far (the results on the lists published up to now), as if one

@@ -1,6 +1,6 @@
 """Rating one period on the lists in force and publishing the next list.
 
-RULES.md sections 1 and 2. Every game of an event uses the list in force on
+docs/rules.md, sections 1 and 2. Every game of an event uses the list in force on
 the event's start day; the period change is ``K * sum(score - PD)`` rounded
 half away from zero; unrated players' results against rated opponents enter
 the pool (:mod:`simulator.systems.lists._pool`) until an initial rating is
@@ -50,7 +50,7 @@ __all__ = ["rate_list_period"]
 def rate_list_period(
     rules: ListRules, state: ListState, games: Games, day: float | None
 ) -> ListState:
-    """Rate one period and publish the next list (RULES.md sections 1 and 2).
+    """Rate one period and publish the next list (docs/rules.md, sections 1 and 2).
 
     Parameters
     ----------

@@ -1,7 +1,7 @@
 """Rating one tournament (a TRF-16 file) through a list-based Elo system.
 
 The tournament is one event in one rating period (FIDE Rating Regulations,
-Handbook B.02 effective 1 March 2024, sections 7-8; RULES.md sections 1-2):
+Handbook B.02 effective 1 March 2024, sections 7-8; docs/rules.md, sections 1 and 2):
 
 * the ratings in the file are the list the event uses, the one in force on its
   start day (tag ``042``); both players of a game and K come from it;
@@ -9,7 +9,7 @@ Handbook B.02 effective 1 March 2024, sections 7-8; RULES.md sections 1-2):
   next monthly list for FIDE, the next quarterly list for the old rules;
 * a game counts if it was played (``1 = 0``) and both players are rated;
   forfeits (``+ -``), byes (``H F U Z``) and games the file marks as not
-  rated (``W D L``) never count (RULES.md section 1);
+  rated (``W D L``) never count (docs/rules.md, section 1);
 * a rated player's change is ``K * sum(score - PD)`` with PD from table 8.1.2
   after the cap (400 points, or 350 under the old rules; since 1 October 2025
   a player rated 2650 or more uses the real difference), rounded half away

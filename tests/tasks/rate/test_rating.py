@@ -1,6 +1,6 @@
-"""Rating a TRF: Madrid players checked by hand from RULES.md, the CLI, its errors.
+"""Rating a TRF: Madrid players checked by hand from docs/rules.md, the CLI, errors.
 
-The hand checks use table 8.1.2 (RULES.md section 1): with D = own - opponent
+The hand checks use table 8.1.2 (docs/rules.md, section 1): with D = own - opponent
 (capped at 400 for players under 2650), PD of the higher-rated player; the
 lower-rated one gets 1 - PD. The change is K * sum(score - PD), rounded half
 away from zero. The Madrid list is the one of 1 April 2018, so juniors are born
