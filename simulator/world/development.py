@@ -45,17 +45,21 @@ class DevelopmentConfig:
         ``growth_sd`` as everyone. Source: docs/world.md, "Change with age":
         strong juniors improve about twice as fast as typical ones; 0.5 puts
         about 8 % of juniors at twice the typical pace or more.
+        Unit: log units.
     junior_rate_levels : tuple of float, default ()
         Knots (rating points) of a junior's level on entry, measured from the
         median of the players drawn with them at the same whole year of age.
+        Unit: rating points.
     junior_rate_factors : tuple of float, default ()
         Multiplier (dimensionless) of a junior's personal rate at each knot of
         ``junior_rate_levels``, interpolated and constant beyond the ends;
         empty: 1 for every level. Source: docs/world.md, "Change with age":
         strong players gain about twice what typical juniors gain
         (e.g. ``(-300, 0, 300)`` and ``(0.7, 1.0, 1.6)``).
+        Unit: dimensionless.
     level_strengths : tuple of float, default ()
         Knots (rating points of true strength) of the drift by level.
+        Unit: rating points.
     level_rates : tuple of float, default ()
         Yearly change (points a year) added to the age curve's at each knot of
         ``level_strengths``, interpolated and constant beyond the ends; read at
@@ -63,8 +67,10 @@ class DevelopmentConfig:
         docs/world.md, "Change with age" (the published changes by age are of
         the whole list; it gives none by level, so the realistic preset's
         values are small and labelled our assumption).
+        Unit: rating points a year.
     noise_ages : tuple of float, default ()
         Knots (years of age) of the random walk's SD by age.
+        Unit: years.
     noise_sds : tuple of float, default ()
         SD of the random walk (points per square root of a year) at each knot
         of ``noise_ages``; its square (the variance rate) is interpolated
@@ -72,6 +78,7 @@ class DevelopmentConfig:
         over each step. Empty: ``drift_sd`` at every age. Our assumption,
         docs/world.md, "Change with age" has no figure: juniors' form moves
         more than adults'.
+        Unit: rating points per square root of a year.
     """
 
     junior_rate_sd: float | None = None

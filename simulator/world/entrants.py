@@ -52,12 +52,14 @@ class EntrantsConfig:
     age_edges : tuple of float, default ()
         Edges (years) of the entry age bands, ages uniform within a band;
         empty: the pool's ``age_edges``.
+        Unit: years.
     age_weights : tuple of float, default ()
         Share of newcomers in each band of ``age_edges`` (normalised); empty:
         the pool's ``newcomer_age_weights``. Our choice: docs/world.md,
         "FIDE standard (OTB classical)", gives newcomers' ratings by age
         group, not their ages; the juniors among them keep the pool's junior
         share near 37 %.
+        Unit: dimensionless (relative weights).
     strength : {"age_curve", "by_age"}, default "age_curve"
         ``"age_curve"``: a newcomer's strength is the pool's peak-strength
         draw plus ``newcomer_offset``, moved along their age curve.
@@ -66,15 +68,18 @@ class EntrantsConfig:
         Inner edges (years) of the entry age groups: under 10, 10-14, 15-19
         and 20 or over by default, as docs/world.md, "FIDE standard (OTB
         classical)", gives newcomers' first ratings.
+        Unit: years.
     strength_medians : tuple of float, default (1492, 1513, 1579, 1650)
         Median true strength on entry (rating points) of each group, one more
         than ``strength_age_edges``. Source: docs/world.md, "FIDE standard
         (OTB classical)": newcomers' median first rating by age in 2025,
         <10 1492, 10-14 1513, 15-19 1579, 20+ about 1650.
+        Unit: rating points.
     strength_sds : tuple of float, default (200, 200, 200, 200)
         SD (rating points) of true strength on entry in each group. Our
         assumption: docs/world.md gives medians only; 200 keeps about 5 %
         of newcomers above 1900-2000.
+        Unit: rating points.
     activity_sds : tuple of float, default ()
         Log-SD of the activity multiplier (a lognormal of mean 1) at each knot
         of the pool's ``activity_strengths``, interpolated; applies to every
@@ -82,6 +87,7 @@ class EntrantsConfig:
         docs/world.md, "FIDE standard (OTB classical)": club adults
         1600-1999 play a median of 10 games a year, p10 3, p90 33 (log-SD
         0.93); strong players play more and more regularly.
+        Unit: log units.
     """
 
     arrival: str = "constant"

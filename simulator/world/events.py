@@ -52,12 +52,14 @@ class EventsConfig:
         standard (OTB classical)": Swiss opens of 5, 7 or 9 rounds dominate
         (the realistic preset weighs 9 rounds least, weekend opens being the
         commonest; our reading).
+        Unit: dimensionless (relative frequencies).
     field_size_spread : float, default 0.0
         Log-SD (log units) of a Swiss event's size, a lognormal of mean
         ``field_size`` (at least 4 players); 0: the week's Swiss entrants split
         into equal events. Our assumption: opens range from a dozen club
         players to hundreds (docs/world.md, "FIDE standard (OTB
         classical)").
+        Unit: log units.
     round_robin_fill : {"top", "bands", "random", "invitation"}, default "top"
         Who plays the week's round robins (``round_robin_share`` of the
         entries): ``"top"`` the top-rated entrants, in groups of similar
@@ -71,6 +73,7 @@ class EventsConfig:
         about 10 players; issue 17 shows the top rule's effect.
     invitation_width : float, default 200.0
         Rating points per factor e of the invitation weight.
+        Unit: rating points.
     international_share : float, default 0.0
         Share (0-1) of Swiss entries that go to international events, open
         to every federation; the others play national events within their
@@ -78,6 +81,7 @@ class EventsConfig:
         sends them to the international events). No draw with one
         federation. Source: docs/world.md, "FIDE standard (OTB classical)":
         most games are domestic.
+        Unit: share of entries (0 to 1).
     """
 
     round_weights: tuple[float, ...] = ()

@@ -53,27 +53,33 @@ class ExitsConfig:
         the pool leave a year overall, most of them new or idle players; the
         realistic preset's calibration holds the pool's growth to the
         published 177k -> 218k.
+        Unit: per year.
     new_player_games : float, default 30.0
         Games (expected so far) below which a player counts as new. Source:
         docs/world.md, "Lichess (online)": most players stop after about 30
         games.
+        Unit: games.
     new_player_factor : float, default 2.5
         Multiplier (dimensionless) of ``base_rate`` while a player is new.
         Our fit, docs/world.md, "FIDE standard (OTB classical)" (newcomers'
         share against the pool's growth).
+        Unit: dimensionless.
     age_knots : tuple of float, default ()
         Ages (years) of the knots of the age factor.
+        Unit: years.
     age_factors : tuple of float, default ()
         Multiplier (dimensionless) of ``base_rate`` at each age knot,
         interpolated and constant beyond the ends; empty: 1 at every age.
         Our assumption (docs/world.md has no figure): juniors leave more at
         the end of school, veterans more with age.
+        Unit: dimensionless.
     idle_rate : float, default 1.0
         Yearly hazard (per year) of a player who goes a year without a game,
         weighted by that chance, ``exp(-games a year)``. Source:
         docs/world.md, "FIDE standard (OTB classical)": only 21-23 % of the
         12-month actives play in a given month; long-idle players drop off
         the list.
+        Unit: per year.
     """
 
     model: str = "constant"

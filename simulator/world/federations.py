@@ -38,10 +38,12 @@ class FederationsConfig:
         player joins one on entry with these chances. Our choice for the
         realistic preset: a few large federations and many small ones, as in
         FIDE's lists (docs/world.md, "FIDE standard (OTB classical)").
+        Unit: dimensionless (relative sizes).
     rating_offsets : tuple of float, default (0.0,)
         Per federation, the points added to its initial pool's seeded ratings
         (rating points; the true strengths are not moved). Our assumption,
         docs/world.md has no figure: offsets of a few dozen points.
+        Unit: rating points.
     """
 
     shares: tuple[float, ...] = (1.0,)

@@ -102,8 +102,10 @@ class FideHistory:
         Each era's own floor (1000 before the switch, or old-style FIDE's
         default with ``before = "classic"``; 1400 after) or this one in every
         era (0 switches the floor off, an ablation).
+        Unit: rating points.
     unrated_prediction : float, default 1550
         As for :class:`~simulator.systems.fide.Fide`, in every era.
+        Unit: rating points.
     new_player_prediction : {"constant", "performance", "newcomers"}, default "constant"
         As for :class:`~simulator.systems.fide.Fide`, in every era.
 
