@@ -35,14 +35,17 @@ from pathlib import Path
 import pandas as pd
 
 from simulator._atomic import atomic_folder
-from simulator.evaluation.figures import _draw_figures
+from simulator._style import Style
+from simulator.evaluation.figures import _draw_figures, _draw_sweep_figure
 from simulator.evaluation.formatting import _arenas
-from simulator.evaluation.markdown import _report_markdown, _sweep_markdown
+from simulator.evaluation.markdown import _report_markdown
 from simulator.evaluation.results import Summary
+from simulator.evaluation.sweep_markdown import sweep_markdown
 
 __all__ = [
     "OPTIONAL_TABLES",
     "SWEEP_COLUMNS",
+    "SWEEP_COMPARISON_COLUMNS",
     "TABLES",
     "sweep_table",
     "write_report",
@@ -59,12 +62,25 @@ OPTIONAL_TABLES = ("groups", "comparison", "bands", "paired")
 SWEEP_COLUMNS = (
     "n50_median",
     "rmse",
+    "rmse_common",
     "mae",
     "spearman",
+    "spread",
     "offset",
     "drift_per_year",
     "log_loss",
+    "log_loss_common",
     "log_loss_excess",
+    "brier",
+)
+#: The figures of a cross-arena comparison's fit in a sweep's table, in rows
+#: whose ``arena`` is ``"comparison"`` and ``system`` the comparison's name.
+SWEEP_COMPARISON_COLUMNS = (
+    "slope",
+    "intercept",
+    "gap",
+    "correlation",
+    "residual_sd",
 )
 
 
@@ -103,6 +119,8 @@ def write_report(
     figures: bool = True,
     reproduce: str | None = None,
     force: bool = False,
+    styles: Mapping[str, Style] | None = None,
+    world: str = "",
 ) -> Path:
     """Write a complete results folder, or nothing.
 
@@ -129,6 +147,11 @@ def write_report(
     force : bool, default False
         Replace an existing ``out_dir`` (moved aside, removed once the new
         folder is in place).
+    styles : mapping of str to Style, optional
+        Each system's style by label (display name, colour, marker, line
+        style); by default the registry's for labels that are registry names.
+    world : str, optional
+        The "World and systems" section of ``report.md`` (Markdown).
 
     Returns
     -------
@@ -156,7 +179,7 @@ def write_report(
                 table.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
                 written.append(name)
         if figures:
-            _draw_figures(tmp, arenas)
+            _draw_figures(tmp, arenas, styles)
         (tmp / "report.md").write_text(
             _report_markdown(
                 arenas,
@@ -166,6 +189,8 @@ def write_report(
                 reproduce=command,
                 figures=figures,
                 tables=written,
+                styles=styles,
+                world=world,
             ),
             encoding="utf-8",
         )
@@ -204,7 +229,10 @@ def sweep_table(
     """One row per point, arena and system with the headline figures.
 
     Every figure comes with its interval (``_lo``/``_hi``) across replicates;
-    points whose every replicate failed are left out.
+    points whose every replicate failed are left out. A point with a
+    cross-arena comparison adds a row per comparison (``arena`` is
+    ``"comparison"``, ``system`` its name) with the fit's slope, intercept,
+    gap, correlation and residual SD (:data:`SWEEP_COMPARISON_COLUMNS`).
     """
     frames = []
     for name, arenas in zip(points, summaries, strict=True):
@@ -218,6 +246,19 @@ def sweep_table(
             frame.insert(0, "arena", arena)
             frame.insert(0, "point", name)
             frames.append(frame)
+            if not s.comparison.empty:
+                fits = s.comparison[s.comparison["kind"] == "fit"]
+                keep = [
+                    x
+                    for c in SWEEP_COMPARISON_COLUMNS
+                    for x in (c, f"{c}_lo", f"{c}_hi")
+                    if x in fits
+                ]
+                frame = fits[keep].copy()
+                frame.insert(0, "system", fits["comparison"].astype(str))
+                frame.insert(0, "arena", "comparison")
+                frame.insert(0, "point", name)
+                frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=["point", "arena", "system", *SWEEP_COLUMNS])
     return pd.concat(frames, ignore_index=True)
@@ -237,13 +278,20 @@ def write_sweep_report(
     figures: bool = True,
     reproduce: str | None = None,
     force: bool = False,
+    styles: Mapping[str, Style] | None = None,
+    point_styles: Sequence[Mapping[str, Style] | None] | None = None,
+    point_worlds: Sequence[str] | None = None,
 ) -> Path:
     """Write a sweep's results folder, or nothing.
 
     The folder holds ``sweep.md`` and ``sweep.csv`` (every point side by side,
-    with intervals), ``failures.csv`` when tasks failed, the sweep's config,
-    and one complete results folder per point (see :func:`write_report`) under
-    ``points/``.
+    with intervals, and the fit of each cross-arena comparison), the
+    ``sweep`` figure (PNG and SVG: each headline figure against the points),
+    ``failures.csv`` when tasks failed, the sweep's config, and one complete
+    results folder per point (see :func:`write_report`) under ``points/``.
+    ``styles`` draws and names the systems in the sweep's table and figure;
+    ``point_styles`` and ``point_worlds`` (one per point) are the points'
+    ``styles`` and ``world`` (by default ``styles`` and none).
     """
     out = Path(out_dir)
     command = reproduce or f"ratingsim run config.toml --seed {seed}"
@@ -254,20 +302,32 @@ def write_sweep_report(
             pd.DataFrame(list(failures)).to_csv(
                 tmp / "failures.csv", index=False, lineterminator="\n"
             )
+        drawn = figures and _draw_sweep_figure(tmp, table, styles)
         (tmp / "sweep.md").write_text(
-            _sweep_markdown(
+            sweep_markdown(
                 table,
                 failures,
                 title=title,
                 n_points=len(points),
                 seed=seed,
                 reproduce=command,
+                styles=styles,
+                figure=drawn,
             ),
             encoding="utf-8",
         )
         _write_provenance(tmp, config_text, seed, versions)
-        for name, slug, arenas, point_text in zip(
-            points, _slugs(points), summaries, point_configs, strict=True
+        n = len(points)
+        all_styles = point_styles if point_styles is not None else [styles] * n
+        worlds = point_worlds if point_worlds is not None else [""] * n
+        for name, slug, arenas, point_text, point_style, world in zip(
+            points,
+            _slugs(points),
+            summaries,
+            point_configs,
+            all_styles,
+            worlds,
+            strict=True,
         ):
             if arenas is None:
                 continue
@@ -280,5 +340,7 @@ def write_sweep_report(
                 title=f"{title}: {name}",
                 figures=figures,
                 reproduce=command,
+                styles=point_style,
+                world=world,
             )
     return out
