@@ -57,12 +57,13 @@ class Style:
 
 
 #: Registry name -> style. Display names follow the rules each implements
-#: (docs/rules.md): the FIDE rules from October 2025 and from 2024, the
-#: pre-2024 FIDE rules, Glickman's Glicko-2 and Glicko, Lichess's Glicko-2,
-#: plain Elo.
+#: (docs/rules.md): the FIDE rules from October 2025 and from 2024, FIDE's
+#: rules in their historical order (section 7), the FIDE rules before July
+#: 2009, Glickman's Glicko-2 and Glicko, Lichess's Glicko-2, plain Elo.
 SYSTEM_STYLES: dict[str, Style] = {
     "fide": Style("FIDE 2025", "#0072B2", "o", "-"),
     "fide-2024": Style("FIDE 2024", "#56B4E9", "s", "--"),
+    "fide-history": Style("FIDE with history", "#8C564B", "h", "-"),
     "classic": Style("old FIDE", "#000000", "^", "-."),
     "glicko2": Style("Glicko-2", "#009E73", "D", "-"),
     "lichess": Style("Lichess", "#D55E00", "v", "--"),

@@ -60,7 +60,7 @@ FIGURES = (
 #: Each figure is written in these formats: a raster and a vector one.
 FORMATS = ("png", "svg")
 #: The published cross-sectional fit of FIDE on Lichess blitz ratings,
-#: FIDE = slope x Lichess + intercept (docs/world.md, Lichess (online)).
+#: FIDE = slope x Lichess + intercept (docs/world.md, Lichess-FIDE conversions).
 PUBLISHED_CONVERSION = (0.84, 180.0)
 #: The sweep figure's panels: summary column and axis label.
 SWEEP_FIGURES = (
