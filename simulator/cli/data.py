@@ -24,6 +24,18 @@ from simulator.cli._values import (
 __all__ = ["add_rate_replay"]
 
 
+def _labelled_systems(text: str) -> list[str]:
+    """``--systems``: comma-separated ``[LABEL=]NAME[:KEY=VALUE...]``, each checked."""
+    from simulator.tasks.replay.labels import labelled_systems
+
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    try:
+        labelled_systems(specs)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return specs
+
+
 def _cmd_rate(args: argparse.Namespace) -> int:
     """``ratingsim rate TOURNAMENT.trf``: rate a FIDE tournament report."""
     from simulator.data.records import FormatError
@@ -92,20 +104,30 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         sort_batches,
     )
     from simulator.tasks import replay
+    from simulator.tasks.replay.output import check_table_output, write_table
 
     where = "ratingsim replay: error:"
-    if args.ratings_out is not None:
-        # Before the first game is read: an output that cannot be written,
-        # or that is the input, is refused now.
-        try:
+    # Before the first game is read: an output that cannot be written, or
+    # that is the input, is refused now.
+    tables = {"--history": args.history, "--predictions": args.predictions}
+    try:
+        if args.ratings_out is not None:
             check_output(
                 args.ratings_out,
                 force=args.force,
                 inputs=(args.file,),
                 option="--ratings-out",
             )
-        except OutputError as exc:
-            raise CliError(f"{where} {exc}") from None
+        for option, path in tables.items():
+            if path is not None:
+                check_table_output(
+                    path, force=args.force, inputs=(args.file,), option=option
+                )
+    except (OutputError, ValueError) as exc:
+        raise CliError(f"{where} {exc}") from None
+    outputs = [p for p in (args.ratings_out, *tables.values()) if p is not None]
+    if len(set(outputs)) != len(outputs):
+        raise CliError(f"{where} two outputs are the same file: {outputs}")
     players = Players()
     bad = BadRecords()
     batches = read_games(
@@ -133,14 +155,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             start_rating=args.start_rating,
             games_played_default=args.games_played_default,
             calibration_bins=args.bins,
+            history=args.history is not None,
+            predictions=args.predictions is not None,
             progress=bar.update,
         )
-    except FormatError as exc:
-        raise CliError(f"{where} {exc}") from None
     except OSError as exc:
         raise CliError(
             f"{where} cannot read {args.file}: {exc.strerror or exc}"
         ) from None
+    except FormatError as exc:  # it names the file and the line
+        raise CliError(f"{where} {exc}") from None
+    except ValueError as exc:
+        raise CliError(f"{where} {args.file}: {exc}") from None
     finally:
         bar.close()
     for line in bad.report():
@@ -152,6 +178,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(
                 f"{where} cannot write {args.ratings_out}: {exc.strerror or exc}"
+            ) from None
+    for path, frame in (
+        (args.history, result.history),
+        (args.predictions, result.predictions),
+    ):
+        if path is None or frame is None:
+            continue
+        try:
+            write_table(frame, path, force=args.force)
+        except OSError as exc:
+            raise CliError(
+                f"{where} cannot write {path}: {exc.strerror or exc}"
             ) from None
     if args.format == "json":
         body = replay.to_json_dict(result)
@@ -263,18 +301,38 @@ def add_rate_replay(commands: Any) -> None:
     replay.add_argument("file", metavar="GAMES", help="a .csv or .pgn file (or .gz)")
     replay.add_argument(
         "--systems",
-        type=_system_list,
+        type=_labelled_systems,
         default=["fide", "glicko2", "lichess", "elo"],
-        help="comma-separated registry names (default fide,glicko2,lichess,elo)",
+        help=(
+            "comma-separated systems: registry names, or LABEL=NAME:KEY=VALUE to "
+            "label a variant, e.g. elo-k20=elo:k_factor=20,elo-k40=elo:k_factor=40 "
+            "(default fide,glicko2,lichess,elo)"
+        ),
     )
     replay.add_argument("--format", choices=("table", "json"), default="table")
     replay.add_argument(
         "--ratings-out", metavar="FILE.csv", help="write every player's final ratings"
     )
     replay.add_argument(
+        "--history",
+        metavar="FILE",
+        help=(
+            "write every player's rating history per system, with FIDE's events "
+            "(.parquet or .csv.gz)"
+        ),
+    )
+    replay.add_argument(
+        "--predictions",
+        metavar="FILE",
+        help=(
+            "write every game's prediction by every system, with win/draw/loss "
+            "probabilities (.parquet or .csv.gz)"
+        ),
+    )
+    replay.add_argument(
         "--force",
         action="store_true",
-        help="replace an existing --ratings-out file (once the new one is complete)",
+        help="replace existing output files (once the new ones are complete)",
     )
     replay.add_argument(
         "--top", type=_count, default=20, help="players shown at the end (default 20)"

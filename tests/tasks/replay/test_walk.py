@@ -343,7 +343,7 @@ def test_seed_from_the_file() -> None:
 
 def test_bad_arguments() -> None:
     """A system twice, or an unknown seed mode, is an error."""
-    with pytest.raises(ValueError, match="Each system can be replayed once"):
+    with pytest.raises(ValueError, match="Each system label can be used once"):
         replay(csv_batches(rows("A,B,1,2024-01-05")), ["elo", "elo"])
     with pytest.raises(ValueError, match="seed must be 'none' or 'file'"):
         replay(csv_batches(rows("A,B,1,2024-01-05")), ["elo"], seed="x")
@@ -433,7 +433,7 @@ def test_cli_replay_sort_and_errors(
     code, out, _ = run(capsys, "replay", str(path), "--quiet", "--sort")
     assert code == 0 and "2024-01-06 to 2024-03-05" in out
     code, _, err = run(capsys, "replay", str(path), "--systems", "fide,nope")
-    assert code == 2 and "unknown system(s) nope" in err
+    assert code == 2 and "Unknown rating system 'nope'" in err
     code, _, err = run(capsys, "replay", str(tmp_path / "none.csv"), "--quiet")
     assert code == 2 and err.startswith("ratingsim replay: error: cannot read")
 
