@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -16,12 +17,38 @@ from simulator.cli._values import (
     CliError,
     _count,
     _count_positive,
+    _date,
     _games_played,
     _start_rating,
     _system_list,
 )
 
 __all__ = ["add_rate_replay"]
+
+
+def _trf_games(path: str, players: Any, skip_bad: bool, where: str) -> Any:
+    """A TRF's rated games as replay batches (simulator.tasks.replay.tournament)."""
+    from simulator.data.records import FormatError
+    from simulator.data.trf import read_trf
+    from simulator.tasks.replay.tournament import tournament_batches
+
+    try:
+        return tournament_batches(read_trf(path, skip_bad=skip_bad), players)
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{where} cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _share(text: str) -> float:
+    """``--test-share``: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number in (0, 1]")
+    return value
 
 
 def _labelled_systems(text: str) -> list[str]:
@@ -128,15 +155,26 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     outputs = [p for p in (args.ratings_out, *tables.values()) if p is not None]
     if len(set(outputs)) != len(outputs):
         raise CliError(f"{where} two outputs are the same file: {outputs}")
+    window = None
+    if args.test_from is not None or args.test_share is not None:
+        from simulator.evaluation.protocol import Window
+
+        try:
+            window = Window(test_from=args.test_from, test_share=args.test_share)
+        except ValueError as exc:
+            raise CliError(f"{where} {exc}") from None
     players = Players()
     bad = BadRecords()
-    batches = read_games(
-        args.file,
-        players=players,
-        skip_bad=args.skip_bad,
-        bad=bad,
-        ordered=not args.sort,
-    )
+    if args.file.lower().endswith(".trf"):
+        batches = _trf_games(args.file, players, args.skip_bad, where)
+    else:
+        batches = read_games(
+            args.file,
+            players=players,
+            skip_bad=args.skip_bad,
+            bad=bad,
+            ordered=not args.sort,
+        )
     if args.sort:
         batches = sort_batches(batches, players)
     bar = tqdm(
@@ -156,6 +194,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             games_played_default=args.games_played_default,
             calibration_bins=args.bins,
             history=args.history is not None,
+            window=window,
+            reference=args.reference,
             predictions=args.predictions is not None,
             progress=bar.update,
         )
@@ -298,7 +338,11 @@ def add_rate_replay(commands: Any) -> None:
         epilog=_REPLAY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    replay.add_argument("file", metavar="GAMES", help="a .csv or .pgn file (or .gz)")
+    replay.add_argument(
+        "file",
+        metavar="GAMES",
+        help="a .csv or .pgn file (or .gz), or a FIDE tournament report (.trf)",
+    )
     replay.add_argument(
         "--systems",
         type=_labelled_systems,
@@ -372,6 +416,26 @@ def add_rate_replay(commands: Any) -> None:
         "--skip-bad",
         action="store_true",
         help="skip malformed records (counted and reported) instead of failing",
+    )
+    replay.add_argument(
+        "--test-from",
+        type=_date,
+        metavar="DATE",
+        help=(
+            "evaluation protocol: games from DATE (YYYY-MM-DD) on are the test "
+            "window, the earlier ones the warm-up"
+        ),
+    )
+    replay.add_argument(
+        "--test-share",
+        type=_share,
+        metavar="X",
+        help="evaluation protocol: the last share X (0-1] of the games is the test",
+    )
+    replay.add_argument(
+        "--reference",
+        metavar="LABEL",
+        help="the system of the protocol's paired differences (default the first)",
     )
     replay.add_argument("--quiet", action="store_true", help="no progress bar")
     replay.set_defaults(func=_cmd_replay)

@@ -61,7 +61,11 @@ from simulator._types import BoolArray
 from simulator.data.records import GameBatch, Players
 from simulator.evaluation.draws import fit_draw_parameter, outcome_probabilities
 from simulator.evaluation.prediction import ALL_PAIRS
-from simulator.evaluation.protocol import Window
+from simulator.evaluation.protocol import (
+    ProtocolResult,
+    Window,
+    evaluate_predictions,
+)
 from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.settings import ORACLE, MetricsConfig
 from simulator.systems import RatingSystem
@@ -132,6 +136,9 @@ class ReplayResult:
         Per list system, how often each FIDE event of the history happened.
     window : Window
         The warm-up / test split the probabilities were fitted by.
+    protocol : ProtocolResult or None
+        With a ``window``: the scores of the test games, with intervals and
+        paired differences (:mod:`simulator.evaluation.protocol`).
     """
 
     systems: tuple[str, ...]
@@ -150,6 +157,7 @@ class ReplayResult:
     draw_parameters: dict[str, float] = field(default_factory=dict)
     events: dict[str, dict[str, int]] = field(default_factory=dict)
     window: Window = field(default_factory=Window)
+    protocol: ProtocolResult | None = None
 
 
 @dataclass
@@ -432,6 +440,7 @@ def replay(
     history: bool = False,
     predictions: bool = False,
     window: Window | None = None,
+    reference: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ReplayResult:
     """Replay games in date order through ``systems``, scoring their predictions.
@@ -466,8 +475,14 @@ def replay(
         Keep every player's rating history / every game's predictions
         (:mod:`~simulator.tasks.replay.log`); they grow with the games.
     window : Window, optional
-        The warm-up / test split on which the draw model of the predictions'
-        probabilities is fitted (default: the last half is the test).
+        The warm-up / test split: with it, the test games are scored by the
+        evaluation protocol (``protocol``,
+        :func:`simulator.evaluation.protocol.evaluate_predictions`); the draw
+        model of the predictions' probabilities is fitted on its warm-up
+        (without it, on the first half of the games).
+    reference : str, optional
+        The label the protocol's paired differences are taken against
+        (default the first system).
     progress : callable, optional
         Called with the number of games of each batch as it is read.
 
@@ -496,10 +511,13 @@ def replay(
         raise ValueError(f"seed must be 'none' or 'file'. Got {seed!r}.")
     if start is not None and players is None:
         raise ValueError("A start list matches players by name: pass 'players'.")
+    evaluate = window is not None
     window = Window() if window is None else window
     tracks = [_Track(label, system) for label, system in labelled_systems(systems)]
     labels = [t.label for t in tracks]
-    log = ReplayLog(labels, history=history, predictions=predictions)
+    if reference is not None and reference not in labels:
+        raise ValueError(f"The reference {reference!r} is not one of {labels}.")
+    log = ReplayLog(labels, history=history, predictions=predictions or evaluate)
     # Only the prediction sums are used: the convergence histogram is cut to
     # its minimum (one games count, one error bin).
     config = MetricsConfig(
@@ -655,7 +673,7 @@ def replay(
     file_tables = _tables(file_recorder, [*labels, FILE]) if n_file else (None, None)
     nu: dict[str, float] = {}
     prediction_frame = None
-    if predictions:
+    if predictions or evaluate:
         arrays = log.game_arrays()
         warm = ~window.test_mask(arrays["day"])
         probabilities = {}
@@ -665,6 +683,12 @@ def replay(
             fitted = 0.0 if math.isnan(nu[label]) else nu[label]
             probabilities[label] = outcome_probabilities(e, fitted)
         prediction_frame = log.prediction_frame(names, probabilities)
+    protocol = None
+    if evaluate:
+        assert prediction_frame is not None
+        protocol = evaluate_predictions(
+            prediction_frame, window, reference=reference, bins=calibration_bins
+        )
     return ReplayResult(
         systems=tuple(labels),
         prediction=prediction,
@@ -687,7 +711,8 @@ def replay(
             )
         ),
         history=log.history_frame(names) if history else None,
-        predictions=prediction_frame,
+        predictions=prediction_frame if predictions else None,
+        protocol=protocol,
         draw_parameters=nu,
         events={k: dict(v) for k, v in log.counts.items() if v},
         window=window,

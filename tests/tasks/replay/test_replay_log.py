@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 
 import numpy as np
@@ -147,3 +148,20 @@ def test_cli_history_and_predictions(
     empty.write_text("")
     assert main(["replay", str(empty), "--quiet"]) == 2
     assert "No games to replay" in capsys.readouterr().err
+
+
+def test_cli_protocol_on_the_shipped_tournament(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """The shipped TRF replays with a test window; the JSON holds its scores."""
+    trf = str(Path(__file__).parents[2] / "data" / "swiss-madrid-2018.trf")
+    argv = ["replay", trf, "--quiet", "--seed-ratings", "file", "--systems"]
+    code = main([*argv, "fide,elo", "--test-from", "2018-05-13", "--format", "json"])
+    data = json.loads(capsys.readouterr().out)
+    assert code == 0 and data["n_games"] == 396
+    protocol = data["protocol"]
+    assert protocol["n_test"] + protocol["n_warmup"] == 396
+    assert protocol["n_warmup"] > 0 and protocol["reference"] == "fide"
+    assert {r["system"] for r in protocol["paired"]} == {"elo", "coin flip"}
+    assert main([*argv, "elo", "--test-share", "0"]) == 2
+    assert "(0, 1]" in capsys.readouterr().err
