@@ -390,9 +390,13 @@ def add_rate_replay(commands: Any) -> None:
     replay.add_argument(
         "--start-rating",
         type=_start_rating,
-        default=1500.0,
+        default=None,
         metavar="R",
-        help="list rating of a new player under fide/classic (default 1500; none)",
+        help=(
+            "an ASSUMED list rating for new players under fide/classic that "
+            "nothing seeds (default none: unrated until FIDE's rules give a "
+            "first rating)"
+        ),
     )
     replay.add_argument(
         "--games-played-default",

@@ -24,13 +24,19 @@ How each kind of system meets the games:
   start day, and a newcomer's first event with no points is dropped): a game
   record carries no event, so each calendar day of play is one event, starting
   that day.
-* **new players** enter when they first play. Period-list systems need rated
-  players before they can rate anyone (a pool of unrated players never gets a
-  first rating), so a new player enters their list at ``start_rating``
-  (default 1500, with G = 0: K 40 for the first 30 games), or unrated with
-  ``start_rating=None``. With ``seed="file"`` every system takes the file's
-  rating at the player's first game instead, where there is one (list systems
-  with G = ``games_played_default``).
+* **new players** enter when they first play
+  (:mod:`~simulator.tasks.replay.start`): with a rating from a start list
+  (``start``) or the file (``seed="file"``; list systems with G =
+  ``games_played_default``), else, under list systems, **unrated** until
+  their rules give a first rating (FIDE 8.2: games against rated opponents,
+  docs/rules.md, section 1), as FIDE has it. Period-list systems need rated
+  players before they can rate anyone, so a replay with no seeds rates
+  nobody under them (the assumptions say so, with what they predict for an
+  unrated player); ``start_rating=R`` instead puts every unseeded newcomer on
+  the list at an assumed R with G = 0 (K 40 for the first 30 games), which
+  the assumptions flag as not FIDE's rules. Dropping under the floor and
+  re-rating follow the rules and are events of the history
+  (:mod:`~simulator.tasks.replay.log`).
 * at the **end of the file** every open period with games is rated, so the
   final ratings include every game.
 
@@ -90,7 +96,8 @@ __all__ = [
 
 #: Name of the file's own ratings as a predictor.
 FILE = "file"
-#: The list rating a new player enters with (list-based systems).
+#: A usual assumed list rating of a new player (list-based systems), when one
+#: is asked for (``start_rating``); by default nobody is put on a list unrated.
 START_RATING = 1500.0
 #: G of a player seeded from the file's rating (list-based systems).
 GAMES_PLAYED_DEFAULT = 30
@@ -434,7 +441,7 @@ def replay(
     players: Players | None = None,
     seed: str = "none",
     start: StartList | None = None,
-    start_rating: float | None = START_RATING,
+    start_rating: float | None = None,
     games_played_default: int = GAMES_PLAYED_DEFAULT,
     calibration_bins: int = 10,
     history: bool = False,

@@ -62,8 +62,13 @@ def test_fide_predicts_from_the_list_and_rates_at_its_close() -> None:
     """FIDE: January's games use the January list; February sees the new list."""
     games = rows("A,B,1,2024-01-05", "A,B,1,2024-01-20", "A,B,0,2024-02-03")
     players = Players()
-    result = replay(csv_batches(games, players=players), ["fide"], players=players)
-    # Both enter at 1500 with G 0: K 40. January: PD .5 twice; A +20 +20.
+    result = replay(
+        csv_batches(games, players=players),
+        ["fide"],
+        players=players,
+        start_rating=1500.0,
+    )
+    # Both enter at an assumed 1500 with G 0: K 40. January: PD .5 twice; A +20 +20.
     # List of 1 Feb: A 1540, B 1460; D 80 -> PD .61 (77-83); B wins.
     # Closed at the end: A 1540 + 40 (0 - .61) = 1540 - 24.4 -> 1516; B 1484.
     row = result.prediction.set_index("system").loc["fide"]
