@@ -180,6 +180,10 @@ class ByteLines:
             raise_or_skip(record, self.skip_bad, self.bad.add)
             return "\n"
 
+    def at_end(self) -> bool:
+        """Whether every byte of the stream has been handed out."""
+        return self.eof and self.pos >= len(self.buf)
+
     def plain_games(self) -> Iterator[tuple[int, dict[str, str]]]:
         """The plain games from the read position on (see the module notes).
 

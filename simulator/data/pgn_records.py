@@ -365,6 +365,8 @@ def pgn_batches(
                 batcher.add(first, *fields)
                 if batcher.full():
                     yield batcher.flush()
+            if fast.at_end():
+                break
         scanned = None
         if not counter.pending:  # lines handed back are python-chess's to read
             got.clear()
