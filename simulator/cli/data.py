@@ -16,6 +16,7 @@ from simulator.cli._values import (
     CliError,
     _count,
     _count_positive,
+    _date,
     _games_played,
     _start_rating,
     _system_list,
@@ -108,12 +109,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             raise CliError(f"{where} {exc}") from None
     players = Players()
     bad = BadRecords()
+    keep, skipped = _game_filter(args, where)
     batches = read_games(
         args.file,
         players=players,
         skip_bad=args.skip_bad,
         bad=bad,
         ordered=not args.sort,
+        input_format=args.input_format,
+        keep=keep,
+        skipped=skipped,
     )
     if args.sort:
         batches = sort_batches(batches, players)
@@ -143,7 +148,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         ) from None
     finally:
         bar.close()
-    for line in bad.report():
+    for line in bad.report() + skipped.report():
         print(f"ratingsim replay: {line.strip()}", file=sys.stderr)
     if args.ratings_out is not None:
         try:
@@ -159,10 +164,12 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             "count": bad.count,
             "examples": [str(b) for b in bad.examples],
         }
+        body["filter"] = {"keeps": keep.describe(), "left_out": skipped.by_reason}
         print(json.dumps(body, indent=2, allow_nan=False, ensure_ascii=False))
     else:
         print(replay.to_table(result, top=args.top))
-        for line in bad.report():
+        print(f"Games kept: {keep.describe()}.")
+        for line in bad.report() + skipped.report():
             print(line)
     return 0
 
@@ -260,7 +267,11 @@ def add_rate_replay(commands: Any) -> None:
         epilog=_REPLAY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    replay.add_argument("file", metavar="GAMES", help="a .csv or .pgn file (or .gz)")
+    replay.add_argument(
+        "file",
+        metavar="GAMES",
+        help="a .csv or .pgn file (or .gz, .bz2, .zst); - reads standard input",
+    )
     replay.add_argument(
         "--systems",
         type=_system_list,
@@ -316,4 +327,83 @@ def add_rate_replay(commands: Any) -> None:
         help="skip malformed records (counted and reported) instead of failing",
     )
     replay.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_filters(replay)
     replay.set_defaults(func=_cmd_replay)
+
+
+def _add_filters(parser: argparse.ArgumentParser) -> None:
+    """The input format and the PGN game filters (simulator.data.pgn_filters)."""
+    group = parser.add_argument_group(
+        "input and filters",
+        "Which games of a PGN file are replayed, by the tags Lichess writes; the "
+        "games left out are counted by reason in the output.",
+    )
+    group.add_argument(
+        "--input-format",
+        choices=("pgn", "csv"),
+        help="the records' format, whatever the name (standard input: sniffed)",
+    )
+    group.add_argument(
+        "--speed",
+        type=_speeds,
+        metavar="SPEEDS",
+        help="comma-separated Lichess speeds from TimeControl (base + 40 x "
+        "increment): ultrabullet, bullet, blitz, rapid, classical, correspondence",
+    )
+    group.add_argument(
+        "--rated", choices=("rated", "casual"), help="rated or casual games only"
+    )
+    group.add_argument(
+        "--variant",
+        type=_names,
+        default=["standard"],
+        metavar="VARIANTS",
+        help="comma-separated Variant tags kept (default standard; all: every game)",
+    )
+    group.add_argument(
+        "--min-rating",
+        type=_count,
+        metavar="R",
+        help="both players' WhiteElo/BlackElo known and at least R",
+    )
+    group.add_argument(
+        "--date-from", type=_date, metavar="YYYY-MM-DD", help="first day kept"
+    )
+    group.add_argument("--date-to", type=_date, metavar="YYYY-MM-DD", help="last day")
+
+
+def _names(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing")
+    return names
+
+
+def _speeds(text: str) -> list[str]:
+    from simulator.data.pgn_filters import SPEEDS
+
+    names = [n.lower() for n in _names(text)]
+    for name in names:
+        if name not in SPEEDS:
+            raise argparse.ArgumentTypeError(
+                f"{name!r} is not a speed ({', '.join(SPEEDS)})"
+            )
+    return names
+
+
+def _game_filter(args: argparse.Namespace, where: str) -> tuple[Any, Any]:
+    """The GameFilter of the options, and the Skipped counter it fills."""
+    from simulator.data.pgn_filters import GameFilter, Skipped
+
+    try:
+        keep = GameFilter(
+            speeds=None if args.speed is None else frozenset(args.speed),
+            rated=args.rated,
+            variants=frozenset(args.variant),
+            min_rating=args.min_rating,
+            date_from=args.date_from,
+            date_to=args.date_to,
+        )
+    except ValueError as exc:
+        raise CliError(f"{where} {exc}") from None
+    return keep, Skipped()

@@ -55,14 +55,13 @@ _LOW = 256 * 1024
 #: Most tags of a plain game (the line scanner holds 256 lines).
 _MAX_TAGS = 200
 
-_PLAIN_GAME = re.compile(
-    rb"(\n*)"
-    rb'((?:\[[A-Za-z0-9][A-Za-z0-9_+#=:-]* "[^"\\\r\n\x00]*"\]\n)+)'
-    rb"\n"
-    rb"([0-9*][^\r\n;]*)\n"
-    rb"\n"
+#: The first byte of a plain game's movetext: a move number or a result.
+_MOVE_START = frozenset(b"0123456789*")
+#: A tag line of a plain game: the line scanner's _FAST_TAG (pgn_records),
+#: LF-ended.
+_TAG = re.compile(
+    r'^\[([A-Za-z0-9][A-Za-z0-9_+#=:-]*) "([^"\\\r\n\x00]*)"\]\n', re.MULTILINE
 )
-_TAG = re.compile(r'\[(\S+) "([^"]*)"\]\n')
 _LINE_END = re.compile(rb"[\r\n]")
 
 
@@ -195,34 +194,48 @@ class ByteLines:
             counts the game's lines when it is yielded. Stops at the first
             game of another shape, which is left unread.
         """
-        match = _PLAIN_GAME.match
         tags = _TAG.findall
         while True:
             while len(self.buf) - self.pos < _LOW and self._fill():
                 pass
-            if self.number == 0 and self.buf[:1] != b"[":
+            buf, pos = self.buf, self.pos
+            if self.number == 0 and buf[:1] != b"[":
                 return  # the first line: a BOM, or anything odd, line by line
-            m = match(self.buf, self.pos)
-            if m is None:
+            start = pos
+            while buf[start : start + 1] == b"\n":
+                start += 1
+            # The tags end at the first blank line, the movetext at the next
+            # line end, and a blank line must follow: found with bytes.find,
+            # which runs at memory speed, then checked.
+            blank = buf.find(b"\n\n", start)
+            end = buf.find(b"\n", blank + 2) if blank >= 0 else -1
+            if end < 0 or buf[end + 1 : end + 2] != b"\n" or buf[start] != 91:
+                return  # 91: "["
+            if end + 2 - start > MAX_LINE_BYTES or buf[blank + 2] not in _MOVE_START:
                 return
-            lead, block, movetext = m.group(1, 2, 3)
             if (
-                m.end() - m.start() > MAX_LINE_BYTES
-                or movetext.rfind(b"{") > movetext.rfind(b"}")
-                or not movetext.isascii()
-                and not _utf8(movetext)
+                buf.find(b";", blank + 2, end) >= 0
+                or buf.find(b"\r", start, end) >= 0
+                or buf.rfind(b"{", blank + 2, end) > buf.rfind(b"}", blank + 2, end)
             ):
                 return
+            movetext = buf[blank + 2 : end]
+            if not movetext.isascii() and not _utf8(movetext):
+                return
             try:
-                text = block.decode("utf-8")
+                text = buf[start : blank + 1].decode("utf-8")
             except UnicodeDecodeError:
                 return
             pairs = tags(text)
+            # A match is a whole line (from a line's start to its LF): as
+            # many matches as lines means every line is a tag line.
+            if len(pairs) != text.count("\n"):
+                return
             found = dict(pairs)
             if len(found) != len(pairs) or len(pairs) > _MAX_TAGS:
                 return  # a repeated tag: the line reader's
-            self.pos = m.end()
-            n_lead = len(lead)
+            self.pos = end + 2
+            n_lead = start - pos
             self.number += n_lead + len(pairs) + 3
             yield n_lead + 1, found
 
