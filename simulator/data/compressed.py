@@ -26,7 +26,11 @@ from ``read``, whatever the compression: the readers turn it into one
 line naming the file (:mod:`simulator.data.records`). Zstandard's own
 streaming reader returns a cut stream's data without complaint, so frames
 are followed here with one decompression object each, and a frame still
-open at the end of the input is reported as truncated.
+open at the end of the input is reported as truncated. Damage inside a
+Zstandard frame is found for certain only where the frame carries its
+checksum (the ``zstd`` command writes one by default, RFC 8878 section
+3.1.1); without it, a damaged frame may decompress to wrong text, which the
+readers then report as a bad record if it is not well formed.
 """
 
 from __future__ import annotations
