@@ -34,6 +34,14 @@ def _cmd_rate(args: argparse.Namespace) -> int:
     where = "ratingsim rate: error:"
     try:
         tournament = read_trf(args.file, skip_bad=args.skip_bad)
+        seeding = None
+        if args.fide_list is not None:
+            seeding = rate.seed_tournament(
+                tournament,
+                args.fide_list,
+                rating_type=args.list_type,
+                games_played_default=args.games_played_default,
+            )
         systems = [args.system] if args.compare is None else args.compare
         for name in systems:
             if name not in rate.RATE_SYSTEMS:
@@ -47,15 +55,15 @@ def _cmd_rate(args: argparse.Namespace) -> int:
                 name,
                 games_played_default=args.games_played_default,
                 games_played=dict(args.games_played),
+                seeding=seeding,
             )
             for name in systems
         ]
     except FormatError as exc:
         raise CliError(f"{where} {exc}") from None
     except OSError as exc:
-        raise CliError(
-            f"{where} cannot read {args.file}: {exc.strerror or exc}"
-        ) from None
+        name = exc.filename or args.file
+        raise CliError(f"{where} cannot read {name}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise CliError(f"{where} {exc}") from None
     if tournament.skipped:
@@ -122,6 +130,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     )
     if args.sort:
         batches = sort_batches(batches, players)
+    start, counts = _list_start(args, players, where)
     bar = tqdm(
         unit=" games",
         desc="games read",
@@ -139,6 +148,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             games_played_default=args.games_played_default,
             calibration_bins=args.bins,
             progress=bar.update,
+            start=start,
         )
     except FormatError as exc:
         raise CliError(f"{where} {exc}") from None
@@ -165,10 +175,14 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             "examples": [str(b) for b in bad.examples],
         }
         body["filter"] = {"keeps": keep.describe(), "left_out": skipped.by_reason}
+        if counts is not None:
+            body["fide_list"] = {"file": args.fide_list, **counts}
         print(json.dumps(body, indent=2, allow_nan=False, ensure_ascii=False))
     else:
         print(replay.to_table(result, top=args.top))
         print(f"Games kept: {keep.describe()}.")
+        if counts is not None:
+            print(_list_line(args.fide_list, counts))
         for line in bad.report() + skipped.report():
             print(line)
     return 0
@@ -247,6 +261,7 @@ def add_rate_replay(commands: Any) -> None:
         metavar="START=G",
         help="games one player had before the event (repeatable)",
     )
+    _add_list(rate)
     rate.add_argument(
         "--skip-bad",
         action="store_true",
@@ -328,7 +343,66 @@ def add_rate_replay(commands: Any) -> None:
     )
     replay.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_filters(replay)
+    _add_list(replay)
     replay.set_defaults(func=_cmd_replay)
+
+
+def _add_list(parser: argparse.ArgumentParser) -> None:
+    """``--fide-list`` and ``--list-type`` (simulator.data.fide_list)."""
+    parser.add_argument(
+        "--fide-list",
+        metavar="LIST",
+        help="seed players from a FIDE rating list (TXT or XML, .zip as "
+        "downloaded): rating, K, games, birth year; matched by FIDE ID, else name",
+    )
+    parser.add_argument(
+        "--list-type",
+        choices=("standard", "rapid", "blitz"),
+        default="standard",
+        help="the ratings of a combined list to use (default standard)",
+    )
+
+
+def _list_start(args: argparse.Namespace, players: Any, where: str) -> tuple[Any, Any]:
+    """The replay's ``start`` from ``--fide-list``, and the match counts it fills."""
+    if args.fide_list is None:
+        return None, None
+    from simulator.data.fide_list import FideList, list_seeds, read_fide_list
+    from simulator.data.records import FormatError
+
+    try:
+        flist = FideList(
+            read_fide_list(args.fide_list, args.list_type), source=args.fide_list
+        )
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(
+            f"{where} cannot read {args.fide_list}: {exc.strerror or exc}"
+        ) from None
+    counts: dict[str, int] = {"id": 0, "name": 0, "unmatched": 0, "inactive": 0}
+
+    def start(lo: int, hi: int) -> Any:
+        return list_seeds(
+            flist,
+            players.names,
+            players.fide_ids,
+            lo,
+            hi,
+            games_played_default=args.games_played_default,
+            counts=counts,
+        )
+
+    return start, counts
+
+
+def _list_line(source: str, counts: dict[str, int]) -> str:
+    matched = counts["id"] + counts["name"]
+    return (
+        f"Seeded from the FIDE list {source}: {matched} of {matched + counts['unmatched']}"
+        f" players matched ({counts['id']} by FIDE ID, {counts['name']} by name; "
+        f"{counts['inactive']} flagged inactive); the unmatched entered as new players."
+    )
 
 
 def _add_filters(parser: argparse.ArgumentParser) -> None:

@@ -362,7 +362,8 @@ def pgn_batches(
                 except _BadGame as exc:
                     batcher.fail(_tag_line(exc.tag, found, None, first), exc.message)
                     continue
-                batcher.add(first, *fields)
+                if batcher.add(first, *fields) and _IDS & found.keys():
+                    _note_ids(players, found)
                 if batcher.full():
                     yield batcher.flush()
             if fast.at_end():
@@ -404,11 +405,24 @@ def pgn_batches(
         except _BadGame as exc:
             batcher.fail(_tag_line(exc.tag, found, tags, first), exc.message)
             continue
-        batcher.add(first, *fields)
+        if batcher.add(first, *fields) and _IDS & found.keys():
+            _note_ids(players, found)
         if batcher.full():
             yield batcher.flush()
     if batcher.white:
         yield batcher.flush()
+
+
+#: The tags of the players' FIDE IDs (Lichess broadcasts, FIDE's own PGN).
+_IDS = frozenset({"WhiteFideId", "BlackFideId"})
+
+
+def _note_ids(players: Players, found: dict[str, str]) -> None:
+    """Record the FIDE IDs a game's tags give its players (for list seeding)."""
+    for side in ("White", "Black"):
+        value = found.get(f"{side}FideId", "").strip()
+        if value.isdigit() and int(value) > 0:
+            players.fide_ids[players.index[found[side].strip()]] = value
 
 
 def _tag_line(

@@ -169,6 +169,8 @@ class Players:
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
         self.names: list[str] = []
+        #: FIDE IDs the records give (PGN ``WhiteFideId``), by index.
+        self.fide_ids: dict[int, str] = {}
 
     def index_of(self, name: str) -> int:
         """The index of ``name``, a new one for a new name."""
@@ -187,6 +189,11 @@ class Players:
 
         Players left out of ``order`` are dropped.
         """
+        order = [int(i) for i in order]
+        new_of = {old: new for new, old in enumerate(order)}
+        self.fide_ids = {
+            new_of[i]: v for i, v in self.fide_ids.items() if i in new_of
+        }
         self.names = [self.names[i] for i in order]
         self.index = {name: i for i, name in enumerate(self.names)}
 

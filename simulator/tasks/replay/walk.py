@@ -58,6 +58,7 @@ import numpy as np
 import pandas as pd
 
 from simulator._types import BoolArray
+from simulator.data.fide_list import ListSeeds
 from simulator.data.records import GameBatch, Players
 from simulator.evaluation.prediction import ALL_PAIRS
 from simulator.evaluation.recorder import Recorder
@@ -224,17 +225,33 @@ def _put(track: _Track, idx: IntArray, sub: Any) -> Any:
     return type(state)(*fields)
 
 
-def _grow(track: _Track, n_old: int, seed: FloatArray, games: IntArray) -> None:
-    """Add ``seed.size`` new players to the track's state."""
+def _grow(
+    track: _Track,
+    n_old: int,
+    seed: FloatArray,
+    games: IntArray,
+    listed: ListSeeds | None = None,
+) -> None:
+    """Add ``seed.size`` new players to the track's state (``listed``: a FIDE list's)."""
     k = seed.size
     system, state = track.system, track.state
     if isinstance(state, ListState):
         floor = float(getattr(system, "floor", -np.inf))
         with np.errstate(invalid="ignore"):
             rating = np.where(seed >= floor, seed, np.nan)
+        birth = None if listed is None else listed.birth_year
         fresh = system.new_state(
-            k, day=float(state.list_day[-1]), rating=rating, n_games=games
+            k,
+            day=float(state.list_day[-1]),
+            rating=rating,
+            n_games=games,
+            birth_year=birth,
         )
+        if listed is not None:
+            # K as the list gives it; K 10 is for players once rated 2400.
+            given = listed.matched & (listed.k > 0) & ~np.isnan(rating)
+            fresh.list_k[-1, given] = listed.k[given]
+            fresh.ever_2400[given & (listed.k == 10)] = True
         assert isinstance(fresh, ListState)
         n_lists = state.list_day.size
         older_r = np.full((n_lists - 1, k), np.nan)
@@ -346,17 +363,28 @@ def _enter(
     from_file: BoolArray,
     start_rating: float | None,
     games_played_default: int,
+    listed: ListSeeds | None = None,
 ) -> None:
-    """New players join the track's state (see the module notes)."""
+    """New players join the track's state (see the module notes).
+
+    ``listed``: the FIDE list's entries of the new players, which win over
+    the file and the defaults for the players it matches.
+    """
     k = file_rating.size
     if isinstance(track.state, ListState):
         start = np.nan if start_rating is None else float(start_rating)
         rating = np.where(from_file, file_rating, start)
         g_before = np.where(from_file, games_played_default, 0).astype(np.intp)
+        if listed is not None:
+            rating = np.where(listed.matched, listed.rating, rating)
+            g_before = np.where(listed.matched, listed.games, g_before)
     else:
         rating = np.where(from_file, file_rating, np.nan)
+        if listed is not None:
+            on_list = listed.matched & ~np.isnan(listed.rating)
+            rating = np.where(on_list, listed.rating, rating)
         g_before = np.zeros(k, dtype=np.intp)
-    _grow(track, n_old, rating, g_before)
+    _grow(track, n_old, rating, g_before, listed)
 
 
 def _one_call(system: Any) -> Any:
@@ -431,6 +459,7 @@ def replay(
     games_played_default: int = GAMES_PLAYED_DEFAULT,
     calibration_bins: int = 10,
     progress: Callable[[int], None] | None = None,
+    start: Callable[[int, int], ListSeeds] | None = None,
 ) -> ReplayResult:
     """Replay games in date order through ``systems``, scoring their predictions.
 
@@ -456,6 +485,10 @@ def replay(
         Bins of the calibration tables.
     progress : callable, optional
         Called with the number of games of each batch as it is read.
+    start : callable, optional
+        ``start(lo, hi)``: the starting state of players ``lo .. hi - 1``
+        from a FIDE list (:func:`simulator.data.fide_list.list_seeds`):
+        rating, K, G and birth year of those it matches.
 
     Returns
     -------
@@ -558,6 +591,7 @@ def replay(
                     if seed == "file"
                     else np.zeros(top - n_state, bool)
                 )
+                listed = None if start is None else start(n_state, top)
                 for t in tracks:
                     _enter(
                         t,
@@ -566,6 +600,7 @@ def replay(
                         from_file,
                         start_rating,
                         games_played_default,
+                        listed,
                     )
                 sums = _Sums(
                     room.extend("games", sums.games, np.zeros(top - n_state, np.intp)),
