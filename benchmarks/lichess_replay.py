@@ -65,7 +65,7 @@ FLAT = 1.25
 
 
 def _peak_kb() -> int | None:
-    """This process's peak RSS in kB (Linux ``VmHWM``; see run.py's note)."""
+    """Peak RSS of this process in kB (Linux ``VmHWM``; see run.py's note)."""
     try:
         with open("/proc/self/status", encoding="ascii") as status:
             for line in status:
@@ -90,7 +90,7 @@ def generate(path: Path, n_games: int) -> float:
         compressor = zstandard.ZstdCompressor(level=3, write_checksum=True)
         with compressor.stream_writer(f, closefd=False) as out:
             write_lichess_pgn(
-                out,  # type: ignore[arg-type]
+                out,
                 n_games,
                 n_players=min(N_PLAYERS, max(n_games // 5, 2)),
                 seed=2024,
@@ -190,7 +190,9 @@ def main(argv: list[str] | None = None) -> int:
             read = measure(path, "read")
             rep = measure(path, "replay")
             if not read["n"] == rep["n"] == n:
-                raise SystemExit(f"games read {read['n']}, replayed {rep['n']}, not {n}")
+                raise SystemExit(
+                    f"games read {read['n']}, replayed {rep['n']}, not {n}"
+                )
             rows.append((n, made, size_mb, base, read, rep))
             print(f"{n:,} games: replay {rep['wall']:.1f} s", file=sys.stderr)
     finally:

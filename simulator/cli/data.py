@@ -398,8 +398,9 @@ def _list_start(args: argparse.Namespace, players: Any, where: str) -> tuple[Any
 
 def _list_line(source: str, counts: dict[str, int]) -> str:
     matched = counts["id"] + counts["name"]
+    total = matched + counts["unmatched"]
     return (
-        f"Seeded from the FIDE list {source}: {matched} of {matched + counts['unmatched']}"
+        f"Seeded from the FIDE list {source}: {matched} of {total}"
         f" players matched ({counts['id']} by FIDE ID, {counts['name']} by name; "
         f"{counts['inactive']} flagged inactive); the unmatched entered as new players."
     )

@@ -141,9 +141,9 @@ class ByteLines:
                 end = i + 2 if buf[i : i + 2] == b"\r\n" else i + 1
                 line = buf[pos:i]
                 self.pos = end
-                if self.eof and end == i + 1 == len(buf) and buf[i] == 13 and not line:
-                    if not too_long:
-                        return None  # a lone CR as the last byte is no line
+                lone_cr = self.eof and end == i + 1 == len(buf) and buf[i] == 13
+                if lone_cr and not line and not too_long:
+                    return None  # a lone CR as the last byte is no line
                 break
             if i < 0 and self.eof:
                 line = buf[pos:]

@@ -40,7 +40,7 @@ import gzip
 import sys
 import zlib
 from pathlib import Path
-from typing import IO, Protocol
+from typing import IO, Protocol, cast
 
 __all__ = [
     "COMPRESSIONS",
@@ -62,9 +62,10 @@ _COMPRESSED_CHUNK = 64 * 1024
 
 
 class Readable(Protocol):
-    """A binary stream: ``read(size)`` returns at most ``size`` bytes, b"" at the end."""
+    """A binary stream: ``read(size)``, at most ``size`` bytes, b"" at the end."""
 
-    def read(self, size: int = ..., /) -> bytes: ...
+    def read(self, size: int = ..., /) -> bytes:
+        """At most ``size`` bytes (all with -1); b"" at the end."""
 
 
 class CompressedDataError(Exception):
@@ -116,9 +117,7 @@ def input_kind(path: str, input_format: str | None = None) -> tuple[str | None, 
     if input_format is not None:
         given = "." + input_format.lower().lstrip(".")
         if given not in FORMATS:
-            raise ValueError(
-                f"input format must be csv or pgn. Got {input_format!r}."
-            )
+            raise ValueError(f"input format must be csv or pgn. Got {input_format!r}.")
     if path == "-":
         return given, "sniff"
     suffixes = [s.lower() for s in Path(path).suffixes]
@@ -218,9 +217,9 @@ class _Zstd:
 
 def _decompressed(raw: Readable, compression: str) -> Readable:
     if compression == "gzip":
-        return _Checked(gzip.GzipFile(fileobj=raw, mode="rb"))  # type: ignore[arg-type]
+        return _Checked(gzip.GzipFile(fileobj=cast(IO[bytes], raw), mode="rb"))
     if compression == "bzip2":
-        return _Checked(bz2.BZ2File(raw, mode="rb"))  # type: ignore[arg-type]
+        return _Checked(bz2.BZ2File(cast(IO[bytes], raw), mode="rb"))
     if compression == "zstd":
         return _Zstd(raw)
     return raw

@@ -297,7 +297,9 @@ class _Stream(io.RawIOBase):
         return len(data)
 
 
-def read_fide_list(path: str | Path, rating_type: str = "standard") -> Iterator[ListPlayer]:
+def read_fide_list(
+    path: str | Path, rating_type: str = "standard"
+) -> Iterator[ListPlayer]:
     """Stream the players of a FIDE list file (TXT or XML; see the module notes).
 
     Parameters
@@ -315,7 +317,8 @@ def read_fide_list(path: str | Path, rating_type: str = "standard") -> Iterator[
     """
     if rating_type not in RATING_TYPES:
         raise ValueError(
-            f"rating_type must be one of {', '.join(RATING_TYPES)}. Got {rating_type!r}."
+            f"rating_type must be one of {', '.join(RATING_TYPES)}. "
+            f"Got {rating_type!r}."
         )
     name = str(path)
     suffix = Path(name).suffix.lower()
@@ -325,13 +328,17 @@ def read_fide_list(path: str | Path, rating_type: str = "standard") -> Iterator[
             try:
                 yield from _xml_players(stream, name, rating_type)
             except SyntaxError as exc:  # xml.etree.ElementTree.ParseError
-                raise FormatError(BadRecord(name, 0, f"not well-formed XML ({exc})")) from None
+                raise FormatError(
+                    BadRecord(name, 0, f"not well-formed XML ({exc})")
+                ) from None
         else:
-            text = io.TextIOWrapper(stream, encoding="utf-8", errors="replace", newline="")
+            text = io.TextIOWrapper(
+                stream, encoding="utf-8", errors="replace", newline=""
+            )
             yield from _txt_players(text, name, rating_type)
 
 
-class _open:  # noqa: N801 - a context manager used like open()
+class _open:
     """The decompressed bytes of a list file, buffered (``peek``)."""
 
     def __init__(self, name: str, suffix: str) -> None:
@@ -353,7 +360,7 @@ class _open:  # noqa: N801 - a context manager used like open()
                 self.closing.append(opened)
         self.stream = io.BufferedReader(_Stream(raw), 1 << 20)
 
-    def __enter__(self) -> io.BufferedReader:
+    def __enter__(self) -> Any:
         return self.stream
 
     def __exit__(self, *exc: object) -> None:
@@ -399,8 +406,10 @@ class FideList:
         keep_all = ids is None and names is None
         for p in players:
             key = normalise_name(p.name)
-            if keep_all or (ids is not None and p.fide_id in ids) or (
-                names is not None and key in names
+            if (
+                keep_all
+                or (ids is not None and p.fide_id in ids)
+                or (names is not None and key in names)
             ):
                 self.by_id[p.fide_id] = p
                 # Two players of one name: the name matches neither.
@@ -409,7 +418,9 @@ class FideList:
     def __len__(self) -> int:
         return len(self.by_id)
 
-    def match(self, fide_id: str | int | None, name: str) -> tuple[ListPlayer | None, str]:
+    def match(
+        self, fide_id: str | int | None, name: str
+    ) -> tuple[ListPlayer | None, str]:
         """The player with ``fide_id`` (if given and listed), else by ``name``.
 
         Returns
@@ -590,9 +601,7 @@ def list_seeds(
             out.k[j] = found.k or 0
         if found.birth_year is not None:
             out.birth_year[j] = found.birth_year
-        adult = (
-            year is None or found.birth_year is None or year - found.birth_year > 18
-        )
+        adult = year is None or found.birth_year is None or year - found.birth_year > 18
         few = found.k == 40 and adult
         out.games[j] = min(found.games, 29) if few else games_played_default
     return out

@@ -32,7 +32,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, TextIO, cast
 
 import numpy as np
 
@@ -191,9 +191,7 @@ class Players:
         """
         order = [int(i) for i in order]
         new_of = {old: new for new, old in enumerate(order)}
-        self.fide_ids = {
-            new_of[i]: v for i, v in self.fide_ids.items() if i in new_of
-        }
+        self.fide_ids = {new_of[i]: v for i, v in self.fide_ids.items() if i in new_of}
         self.names = [self.names[i] for i in order]
         self.index = {name: i for i, name in enumerate(self.names)}
 
@@ -426,9 +424,7 @@ def read_games(
         if kind == ".csv":
             if keep is not None and not keep.keeps_all and keep != GameFilter():
                 raise FormatError(
-                    BadRecord(
-                        name, 0, "the game filters read PGN tags: a CSV has none"
-                    )
+                    BadRecord(name, 0, "the game filters read PGN tags: a CSV has none")
                 )
             yield from csv_batches(
                 _text_lines(raw, name, skip_bad, bad),
@@ -441,7 +437,7 @@ def read_games(
             )
         else:
             yield from pgn_batches(
-                ByteLines(raw, name, skip_bad, bad),
+                cast(TextIO, ByteLines(raw, name, skip_bad, bad)),
                 path=name,
                 players=players,
                 batch_size=batch_size,

@@ -142,6 +142,7 @@ def write_lichess_pgn(
             t = int(moment[j])
             day, rest = divmod(t, 86400)
             date = f"{year:04d}.{month:02d}.{day + 1:02d}"
+            clock = f"{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"
             result = "1/2-1/2" if draw[j] else ("1-0" if white_wins[j] else "0-1")
             tc, speed, _ = _CONTROLS[control[j]]
             kind = "Casual" if casual[j] else "Rated"
@@ -157,7 +158,7 @@ def write_lichess_pgn(
                 f'[Black "{names[black[j]]}"]\n'
                 f'[Result "{result}"]\n'
                 f'[UTCDate "{date}"]\n'
-                f'[UTCTime "{rest // 3600:02d}:{rest // 60 % 60:02d}:{rest % 60:02d}"]\n'
+                f'[UTCTime "{clock}"]\n'
                 f'[WhiteElo "{int(shown_w[j])}"]\n'
                 f'[BlackElo "{int(shown_b[j])}"]\n'
                 f'[WhiteRatingDiff "{sign * d:+d}"]\n'

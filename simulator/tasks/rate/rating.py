@@ -45,7 +45,6 @@ from typing import Any
 import numpy as np
 
 from simulator.data.trf import BYES, FORFEITS, PLAYED, Tournament, TrfPlayer
-from simulator.tasks.rate.seeding import ListSeeding
 from simulator.systems import SYSTEMS, make_system
 from simulator.systems._common import (
     Games,
@@ -63,6 +62,7 @@ from simulator.systems.lists.state import (
     rules_expected,
 )
 from simulator.systems.tables import dp_from_p
+from simulator.tasks.rate.seeding import ListSeeding
 
 __all__ = [
     "GAMES_PLAYED_DEFAULT",

@@ -27,7 +27,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from simulator.data.fide_list import FideList, ListPlayer, normalise_name, read_fide_list
+from simulator.data.fide_list import (
+    FideList,
+    ListPlayer,
+    normalise_name,
+    read_fide_list,
+)
 from simulator.data.trf import Tournament
 
 __all__ = ["ListSeeding", "seed_tournament"]
@@ -75,7 +80,11 @@ class ListSeeding:
         ]
         if self.unmatched:
             shown = ", ".join(str(s) for s in self.unmatched[:20])
-            more = f" and {len(self.unmatched) - 20} more" if len(self.unmatched) > 20 else ""
+            more = (
+                f" and {len(self.unmatched) - 20} more"
+                if len(self.unmatched) > 20
+                else ""
+            )
             out.append(
                 f"Not on the list (the TRF's values kept): start numbers {shown}{more}."
             )

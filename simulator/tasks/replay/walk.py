@@ -232,7 +232,7 @@ def _grow(
     games: IntArray,
     listed: ListSeeds | None = None,
 ) -> None:
-    """Add ``seed.size`` new players to the track's state (``listed``: a FIDE list's)."""
+    """Add ``seed.size`` new players to the track's state (``listed``: from a list)."""
     k = seed.size
     system, state = track.system, track.state
     if isinstance(state, ListState):
