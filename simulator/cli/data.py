@@ -72,6 +72,14 @@ def _cmd_rate(args: argparse.Namespace) -> int:
     where = "ratingsim rate: error:"
     try:
         tournament = read_trf(args.file, skip_bad=args.skip_bad)
+        seeding = None
+        if args.fide_list is not None:
+            seeding = rate.seed_tournament(
+                tournament,
+                args.fide_list,
+                rating_type=args.list_type,
+                games_played_default=args.games_played_default,
+            )
         systems = [args.system] if args.compare is None else args.compare
         for name in systems:
             if name not in rate.RATE_SYSTEMS:
@@ -85,15 +93,15 @@ def _cmd_rate(args: argparse.Namespace) -> int:
                 name,
                 games_played_default=args.games_played_default,
                 games_played=dict(args.games_played),
+                seeding=seeding,
             )
             for name in systems
         ]
     except FormatError as exc:
         raise CliError(f"{where} {exc}") from None
     except OSError as exc:
-        raise CliError(
-            f"{where} cannot read {args.file}: {exc.strerror or exc}"
-        ) from None
+        name = exc.filename or args.file
+        raise CliError(f"{where} cannot read {name}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise CliError(f"{where} {exc}") from None
     if tournament.skipped:
@@ -165,6 +173,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             raise CliError(f"{where} {exc}") from None
     players = Players()
     bad = BadRecords()
+    keep, skipped = _game_filter(args, where)
     if args.file.lower().endswith(".trf"):
         batches = _trf_games(args.file, players, args.skip_bad, where)
     else:
@@ -174,9 +183,13 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             skip_bad=args.skip_bad,
             bad=bad,
             ordered=not args.sort,
+            input_format=args.input_format,
+            keep=keep,
+            skipped=skipped,
         )
     if args.sort:
         batches = sort_batches(batches, players)
+    start, counts = _list_start(args, players, where)
     bar = tqdm(
         unit=" games",
         desc="games read",
@@ -198,6 +211,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             reference=args.reference,
             predictions=args.predictions is not None,
             progress=bar.update,
+            fide_list=start,
         )
     except OSError as exc:
         raise CliError(
@@ -210,7 +224,7 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         raise CliError(f"{where} {args.file}: {exc}{skipped}") from None
     finally:
         bar.close()
-    for line in bad.report():
+    for line in bad.report() + skipped.report():
         print(f"ratingsim replay: {line.strip()}", file=sys.stderr)
     if args.ratings_out is not None:
         try:
@@ -238,10 +252,16 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             "count": bad.count,
             "examples": [str(b) for b in bad.examples],
         }
+        body["filter"] = {"keeps": keep.describe(), "left_out": skipped.by_reason}
+        if counts is not None:
+            body["fide_list"] = {"file": args.fide_list, **counts}
         print(json.dumps(body, indent=2, allow_nan=False, ensure_ascii=False))
     else:
         print(replay.to_table(result, top=args.top))
-        for line in bad.report():
+        print(f"Games kept: {keep.describe()}.")
+        if counts is not None:
+            print(_list_line(args.fide_list, counts))
+        for line in bad.report() + skipped.report():
             print(line)
     return 0
 
@@ -319,6 +339,7 @@ def add_rate_replay(commands: Any) -> None:
         metavar="START=G",
         help="games one player had before the event (repeatable)",
     )
+    _add_list(rate)
     rate.add_argument(
         "--skip-bad",
         action="store_true",
@@ -341,7 +362,10 @@ def add_rate_replay(commands: Any) -> None:
     replay.add_argument(
         "file",
         metavar="GAMES",
-        help="a .csv or .pgn file (or .gz), or a FIDE tournament report (.trf)",
+        help=(
+            "a .csv or .pgn file (or .gz, .bz2, .zst), a FIDE tournament report "
+            "(.trf), or - for standard input"
+        ),
     )
     replay.add_argument(
         "--systems",
@@ -442,4 +466,143 @@ def add_rate_replay(commands: Any) -> None:
         help="the system of the protocol's paired differences (default the first)",
     )
     replay.add_argument("--quiet", action="store_true", help="no progress bar")
+    _add_filters(replay)
+    _add_list(replay)
     replay.set_defaults(func=_cmd_replay)
+
+
+def _add_list(parser: argparse.ArgumentParser) -> None:
+    """``--fide-list`` and ``--list-type`` (simulator.data.fide_list)."""
+    parser.add_argument(
+        "--fide-list",
+        metavar="LIST",
+        help="seed players from a FIDE rating list (TXT or XML, .zip as "
+        "downloaded): rating, K, games, birth year; matched by FIDE ID, else name",
+    )
+    parser.add_argument(
+        "--list-type",
+        choices=("standard", "rapid", "blitz"),
+        default="standard",
+        help="the ratings of a combined list to use (default standard)",
+    )
+
+
+def _list_start(args: argparse.Namespace, players: Any, where: str) -> tuple[Any, Any]:
+    """The replay's ``start`` from ``--fide-list``, and the match counts it fills."""
+    if args.fide_list is None:
+        return None, None
+    from simulator.data.fide_list import FideList, list_seeds, read_fide_list
+    from simulator.data.records import FormatError
+
+    try:
+        flist = FideList(
+            read_fide_list(args.fide_list, args.list_type), source=args.fide_list
+        )
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(
+            f"{where} cannot read {args.fide_list}: {exc.strerror or exc}"
+        ) from None
+    counts: dict[str, int] = {"id": 0, "name": 0, "unmatched": 0, "inactive": 0}
+
+    def start(lo: int, hi: int) -> Any:
+        return list_seeds(
+            flist,
+            players.names,
+            players.fide_ids,
+            lo,
+            hi,
+            games_played_default=args.games_played_default,
+            counts=counts,
+        )
+
+    return start, counts
+
+
+def _list_line(source: str, counts: dict[str, int]) -> str:
+    matched = counts["id"] + counts["name"]
+    total = matched + counts["unmatched"]
+    return (
+        f"Seeded from the FIDE list {source}: {matched} of {total}"
+        f" players matched ({counts['id']} by FIDE ID, {counts['name']} by name; "
+        f"{counts['inactive']} flagged inactive); the unmatched entered as new players."
+    )
+
+
+def _add_filters(parser: argparse.ArgumentParser) -> None:
+    """The input format and the PGN game filters (simulator.data.pgn_filters)."""
+    group = parser.add_argument_group(
+        "input and filters",
+        "Which games of a PGN file are replayed, by the tags Lichess writes; the "
+        "games left out are counted by reason in the output.",
+    )
+    group.add_argument(
+        "--input-format",
+        choices=("pgn", "csv"),
+        help="the records' format, whatever the name (standard input: sniffed)",
+    )
+    group.add_argument(
+        "--speed",
+        type=_speeds,
+        metavar="SPEEDS",
+        help="comma-separated Lichess speeds from TimeControl (base + 40 x "
+        "increment): ultrabullet, bullet, blitz, rapid, classical, correspondence",
+    )
+    group.add_argument(
+        "--rated", choices=("rated", "casual"), help="rated or casual games only"
+    )
+    group.add_argument(
+        "--variant",
+        type=_names,
+        default=["standard"],
+        metavar="VARIANTS",
+        help="comma-separated Variant tags kept (default standard; all: every game)",
+    )
+    group.add_argument(
+        "--min-rating",
+        type=_count,
+        metavar="R",
+        help="both players' WhiteElo/BlackElo known and at least R",
+    )
+    group.add_argument(
+        "--date-from", type=_date, metavar="YYYY-MM-DD", help="first day kept"
+    )
+    group.add_argument("--date-to", type=_date, metavar="YYYY-MM-DD", help="last day")
+
+
+def _names(text: str) -> list[str]:
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing")
+    return names
+
+
+def _speeds(text: str) -> list[str]:
+    from simulator.data.pgn_filters import SPEEDS
+
+    names = [n.lower() for n in _names(text)]
+    for name in names:
+        if name not in SPEEDS:
+            raise argparse.ArgumentTypeError(
+                f"{name!r} is not a speed ({', '.join(SPEEDS)})"
+            )
+    return names
+
+
+def _game_filter(args: argparse.Namespace, where: str) -> tuple[Any, Any]:
+    """The GameFilter of the options, and the Skipped counter it fills."""
+    from simulator.data.pgn_filters import GameFilter, Skipped
+
+    try:
+        keep = GameFilter(
+            speeds=None if args.speed is None else frozenset(args.speed),
+            rated=args.rated,
+            variants=frozenset(args.variant),
+            min_rating=args.min_rating,
+            date_from=args.date_from,
+            date_to=args.date_to,
+        )
+    except ValueError as exc:
+        raise CliError(f"{where} {exc}") from None
+    return keep, Skipped()

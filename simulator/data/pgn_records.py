@@ -23,6 +23,8 @@ from collections.abc import Callable, Iterable, Iterator
 from functools import lru_cache, partial
 from typing import TextIO, cast
 
+from simulator.data.byte_lines import ByteLines
+from simulator.data.pgn_filters import GameFilter, Skipped
 from simulator.data.records import (
     BATCH_SIZE,
     FIRST_YEAR,
@@ -295,11 +297,18 @@ def pgn_batches(
     skip_bad: bool = False,
     bad: BadRecords | None = None,
     ordered: bool = True,
+    keep: GameFilter | None = None,
+    skipped: Skipped | None = None,
 ) -> Iterator[GameBatch]:
     r"""Read the games of a PGN file lazily, headers only, one batch at a time.
 
     Parameters are those of :func:`~simulator.data.csv_records.csv_batches`,
-    with ``handle`` an open text stream or an iterable of lines.
+    with ``handle`` an open text stream, an iterable of lines, or a
+    :class:`~simulator.data.byte_lines.ByteLines` (then plain games are read
+    from its bytes in bulk, :meth:`~simulator.data.byte_lines.ByteLines.
+    plain_games`, with the same results). ``keep`` leaves out the games it
+    gives a reason for (:meth:`~simulator.data.pgn_filters.GameFilter.reason`)
+    before they are checked, counting them in ``skipped``.
 
     Games of the common shape (:func:`_scan_game`) are read by a fast
     scanner. Any other game it hands back, from its first line, to
@@ -321,6 +330,9 @@ def pgn_batches(
     players = Players() if players is None else players
     batcher = Batcher(path, players, batch_size, skip_bad, bad, ordered)
     counter = _LineCounter(handle, path)
+    fast = handle if isinstance(handle, ByteLines) else None
+    reason = None if keep is None or keep.keeps_all else keep.reason
+    skipped = Skipped() if skipped is None else skipped
     stream = cast(TextIO, counter)
 
     class Visitor(chess.pgn.HeadersBuilder[chess.pgn.Headers]):
@@ -336,6 +348,26 @@ def pgn_batches(
 
     got: list[str] = []
     while True:
+        if fast is not None and not counter.pending:
+            for offset, found in fast.plain_games():
+                first = counter.line + offset
+                counter.line = fast.number
+                if reason is not None:
+                    why = reason(found)
+                    if why is not None:
+                        skipped.add(why)
+                        continue
+                try:
+                    fields = _pgn_game(found)
+                except _BadGame as exc:
+                    batcher.fail(_tag_line(exc.tag, found, None, first), exc.message)
+                    continue
+                if batcher.add(first, *fields) and _IDS & found.keys():
+                    _note_ids(players, found)
+                if batcher.full():
+                    yield batcher.flush()
+            if fast.at_end():
+                break
         scanned = None
         if not counter.pending:  # lines handed back are python-chess's to read
             got.clear()
@@ -363,16 +395,34 @@ def pgn_batches(
             if malformed is not None:
                 batcher.fail(*malformed)
                 continue
+        if reason is not None:
+            why = reason(found)
+            if why is not None:
+                skipped.add(why)
+                continue
         try:
             fields = _pgn_game(found)
         except _BadGame as exc:
             batcher.fail(_tag_line(exc.tag, found, tags, first), exc.message)
             continue
-        batcher.add(first, *fields)
+        if batcher.add(first, *fields) and _IDS & found.keys():
+            _note_ids(players, found)
         if batcher.full():
             yield batcher.flush()
     if batcher.white:
         yield batcher.flush()
+
+
+#: The tags of the players' FIDE IDs (Lichess broadcasts, FIDE's own PGN).
+_IDS = frozenset({"WhiteFideId", "BlackFideId"})
+
+
+def _note_ids(players: Players, found: dict[str, str]) -> None:
+    """Record the FIDE IDs a game's tags give its players (for list seeding)."""
+    for side in ("White", "Black"):
+        value = found.get(f"{side}FideId", "").strip()
+        if value.isdigit() and int(value) > 0:
+            players.fide_ids[players.index[found[side].strip()]] = value
 
 
 def _tag_line(

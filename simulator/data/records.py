@@ -27,17 +27,17 @@ what is wrong; with ``skip_bad=True`` it is counted in a :class:`BadRecords`
 from __future__ import annotations
 
 import datetime as dt
-import gzip
 import math
 import re
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import IO, TextIO, cast
 
 import numpy as np
 
+from simulator.data.compressed import CompressedDataError, Readable
+from simulator.data.pgn_filters import GameFilter, Skipped
 from simulator.systems._common import FloatArray, Games
 
 __all__ = [
@@ -169,6 +169,8 @@ class Players:
     def __init__(self) -> None:
         self.index: dict[str, int] = {}
         self.names: list[str] = []
+        #: FIDE IDs the records give (PGN ``WhiteFideId``), by index.
+        self.fide_ids: dict[int, str] = {}
 
     def index_of(self, name: str) -> int:
         """The index of ``name``, a new one for a new name."""
@@ -187,6 +189,9 @@ class Players:
 
         Players left out of ``order`` are dropped.
         """
+        order = [int(i) for i in order]
+        new_of = {old: new for new, old in enumerate(order)}
+        self.fide_ids = {new_of[i]: v for i, v in self.fide_ids.items() if i in new_of}
         self.names = [self.names[i] for i in order]
         self.index = {name: i for i, name in enumerate(self.names)}
 
@@ -379,57 +384,77 @@ def read_games(
     skip_bad: bool = False,
     bad: BadRecords | None = None,
     ordered: bool = True,
+    input_format: str | None = None,
+    keep: GameFilter | None = None,
+    skipped: Skipped | None = None,
+    stdin: IO[bytes] | None = None,
 ) -> Iterator[GameBatch]:
-    """Stream a CSV or PGN file (by its extension; ``.gz`` is decompressed).
+    """Stream a CSV or PGN file, plain or compressed, or standard input (``-``).
 
-    The file is opened when iteration starts and closed when it ends. See
-    :func:`~simulator.data.csv_records.csv_batches` for the parameters.
+    The format and the compression come from the name (``.csv`` or ``.pgn``,
+    then optionally ``.gz``, ``.bz2`` or ``.zst``; :mod:`simulator.data.
+    compressed`), or for standard input from ``input_format`` or its first
+    bytes. The file is opened when iteration starts and closed when it ends.
+    See :func:`~simulator.data.csv_records.csv_batches` for the parameters;
+    ``keep`` and ``skipped`` filter PGN games by their tags
+    (:mod:`simulator.data.pgn_filters`; a CSV has no such tags).
 
     Raises
     ------
     FormatError
-        A malformed record; also an extension other than ``.csv`` or ``.pgn``.
+        A malformed record, a truncated or corrupt compressed stream; also a
+        name that does not tell the format, or a filter on a CSV file.
     """
     # The readers import this module's pieces: they are imported when read.
+    from simulator.data.byte_lines import ByteLines
+    from simulator.data.compressed import input_kind, open_input, sniff_format
     from simulator.data.csv_records import csv_batches
     from simulator.data.pgn_records import pgn_batches
 
-    p = Path(path)
-    suffixes = [s.lower() for s in p.suffixes]
-    compressed = bool(suffixes) and suffixes[-1] == ".gz"
-    kind = suffixes[-2] if compressed and len(suffixes) > 1 else p.suffix.lower()
-    if kind not in (".csv", ".pgn"):
-        raise FormatError(
-            BadRecord(
-                str(path),
-                0,
-                "unknown file type: the name must end in .csv or .pgn (optionally .gz)",
-            )
-        )
-    name = str(path)
+    name = "<stdin>" if str(path) == "-" else str(path)
+    try:
+        kind, compression = input_kind(str(path), input_format)
+    except ValueError as exc:
+        raise FormatError(BadRecord(name, 0, str(exc))) from None
     bad = BadRecords() if bad is None else bad
-    raw = gzip.open(p, "rb") if compressed else open(p, "rb")  # noqa: SIM115
-    with raw:
-        lines = _text_lines(raw, name, skip_bad, bad)
-        reader = csv_batches if kind == ".csv" else pgn_batches
-        yield from reader(
-            lines,
-            path=name,
-            players=players,
-            batch_size=batch_size,
-            skip_bad=skip_bad,
-            bad=bad,
-            ordered=ordered,
-        )
+    raw, opened = open_input(str(path), compression, stdin)
+    try:
+        if kind is None:
+            kind, raw = sniff_format(raw)
+        if kind == ".csv":
+            if keep is not None and not keep.keeps_all and keep != GameFilter():
+                raise FormatError(
+                    BadRecord(name, 0, "the game filters read PGN tags: a CSV has none")
+                )
+            yield from csv_batches(
+                _text_lines(raw, name, skip_bad, bad),
+                path=name,
+                players=players,
+                batch_size=batch_size,
+                skip_bad=skip_bad,
+                bad=bad,
+                ordered=ordered,
+            )
+        else:
+            yield from pgn_batches(
+                cast(TextIO, ByteLines(raw, name, skip_bad, bad)),
+                path=name,
+                players=players,
+                batch_size=batch_size,
+                skip_bad=skip_bad,
+                bad=bad,
+                ordered=ordered,
+                keep=keep,
+                skipped=skipped,
+            )
+    finally:
+        if opened is not None:
+            opened.close()
 
 
 def not_utf8(path: str, line: int, exc: UnicodeDecodeError) -> BadRecord:
     """The record of a line that is not UTF-8."""
     return BadRecord(path, line, f"not UTF-8 text ({exc.reason})")
-
-
-class _Readable(Protocol):
-    def read(self, size: int = ..., /) -> bytes: ...
 
 
 #: The longest line read (a PGN movetext line of a long game is a few
@@ -441,7 +466,7 @@ _LINE_END = re.compile(rb"\r\n|\r|\n")
 
 
 def _split_lines(
-    raw: _Readable, path: str, skip_bad: bool, bad: BadRecords
+    raw: Readable, path: str, skip_bad: bool, bad: BadRecords
 ) -> Iterator[bytes]:
     """The lines of ``raw``, ending in LF, CR LF or CR (the formats' line ends).
 
@@ -456,12 +481,8 @@ def _split_lines(
     while True:
         try:
             chunk = raw.read(_CHUNK)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            what = "truncated" if isinstance(exc, EOFError) else "corrupt"
-            detail = str(exc)[:80]
-            raise FormatError(
-                BadRecord(path, number + 1, f"the compressed data is {what} ({detail})")
-            ) from None
+        except CompressedDataError as exc:
+            raise FormatError(BadRecord(path, number + 1, str(exc))) from None
         data = held + chunk
         if not chunk:
             if data.endswith(b"\r"):
@@ -500,7 +521,7 @@ def _split_lines(
 
 
 def _text_lines(
-    raw: _Readable, path: str, skip_bad: bool, bad: BadRecords
+    raw: Readable, path: str, skip_bad: bool, bad: BadRecords
 ) -> Iterator[str]:
     """The lines of a binary stream decoded as UTF-8 (a leading BOM dropped).
 

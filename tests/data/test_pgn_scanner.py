@@ -22,6 +22,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from simulator.data import pgn_records, records
+from simulator.data.byte_lines import ByteLines
 from simulator.data.pgn_records import pgn_batches
 from simulator.data.records import BadRecords, FormatError, GameBatch, Players
 
@@ -202,6 +203,17 @@ class _Counted:
         return text
 
 
+class _Progress:
+    """A :class:`ByteLines` source; ``count`` is the lines it handed out."""
+
+    def __init__(self, lines: ByteLines) -> None:
+        self.lines = lines
+
+    @property
+    def count(self) -> int:
+        return self.lines.number
+
+
 def _sources(text: str, mode: str) -> _Counted:
     """The text as a reader gets it: a text stream or an iterable of lines."""
     data = text.encode("utf-8", "surrogateescape")
@@ -224,7 +236,11 @@ def _run(
 ) -> tuple[Any, ...]:
     """Everything a reader produces, in a comparable form."""
     players, bad = Players(), BadRecords(keep=4)
-    if mode == "bytes":  # as read_games reads a file (BOM, per-line decoding)
+    if mode == "bytelines":  # as read_games reads a PGN file: plain games in bulk
+        data = text.encode("utf-8", "surrogateescape")
+        lines = ByteLines(io.BytesIO(data), "t.pgn", skip_bad, bad)
+        counted = cast(_Counted, _Progress(lines))
+    elif mode == "bytes":  # as read_games reads a file (BOM, per-line decoding)
         data = text.encode("utf-8", "surrogateescape")
         counted = _Counted(
             partial(
@@ -233,7 +249,12 @@ def _run(
         )
     else:
         counted = _sources(text, mode)
-    handle = iter(counted.readline, "") if mode in ("bytes", "splitlines") else counted
+    if mode == "bytelines":
+        handle: Any = cast(_Progress, counted).lines
+    elif mode in ("bytes", "splitlines"):
+        handle = iter(counted.readline, "")
+    else:
+        handle = counted
     out: list[Any] = []
     error = None
     try:
@@ -290,6 +311,9 @@ def test_fast_reader_matches_python_chess(
     new = _run(pgn_batches, text, mode, batch_size, skip_bad, ordered)
     old = _run(reference_pgn_batches, text, mode, batch_size, skip_bad, ordered)
     assert new == old
+    if mode == "bytes":  # the bulk byte reader of read_games, against the same
+        fast = _run(pgn_batches, text, "bytelines", batch_size, skip_bad, ordered)
+        assert fast == old
 
 
 def lichess_game(white: str, black: str, time: str) -> str:
@@ -450,3 +474,20 @@ def test_scanner_holds_a_bounded_number_of_lines(lines: list[str]) -> None:
     got: list[str] = []
     assert pgn_records._scan_game(partial(next, iter(lines), ""), got) is None
     assert 0 < len(got) <= pgn_records._SCAN_LINES + 1 < len(lines)
+
+
+def test_plain_games_skip_the_line_reader(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lichess games from bytes never reach the line scanner (the bulk path runs)."""
+    text = "".join(
+        lichess_game(w, b, t)
+        for w, b, t in (("Ann", "Bob", "10:00:00"), ("Bob", "Cid", "11:00:00"))
+    )
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the line reader was asked")
+
+    monkeypatch.setattr(pgn_records, "_scan_game", refuse)
+    monkeypatch.setattr(chess.pgn, "read_game", refuse)
+    lines = ByteLines(io.BytesIO(text.encode()), "t.pgn", False, BadRecords())
+    (batch,) = pgn_batches(lines)
+    assert batch.games.white.tolist() == [0, 1] and lines.number == 2 * 13

@@ -2,6 +2,8 @@
 
 - :mod:`~simulator.tasks.rate.rating`: the rating (:func:`rate_tournament`)
   and the records it gives, with what the file does not say and was assumed;
+- :mod:`~simulator.tasks.rate.seeding`: the players seeded from a FIDE
+  rating list (:func:`seed_tournament`): rating, K, G, birth year;
 - :mod:`~simulator.tasks.rate.output`: the result as a text table, CSV or
   JSON, of one system or several side by side.
 
@@ -26,12 +28,14 @@ from simulator.tasks.rate.rating import (
     TournamentRating,
     rate_tournament,
 )
+from simulator.tasks.rate.seeding import ListSeeding, seed_tournament
 
 __all__ = [
     "GAMES_PLAYED_DEFAULT",
     "RATE_SYSTEMS",
     "TOWARD_INITIAL",
     "GameLine",
+    "ListSeeding",
     "Performance",
     "PlayerRating",
     "TournamentRating",
@@ -39,6 +43,7 @@ __all__ = [
     "compare_json",
     "compare_table",
     "rate_tournament",
+    "seed_tournament",
     "to_csv",
     "to_json",
     "to_table",

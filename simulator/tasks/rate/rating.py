@@ -62,6 +62,7 @@ from simulator.systems.lists.state import (
     rules_expected,
 )
 from simulator.systems.tables import dp_from_p
+from simulator.tasks.rate.seeding import ListSeeding
 
 __all__ = [
     "GAMES_PLAYED_DEFAULT",
@@ -453,6 +454,7 @@ def rate_tournament(
     *,
     games_played_default: int = GAMES_PLAYED_DEFAULT,
     games_played: Mapping[int, int] | None = None,
+    seeding: ListSeeding | None = None,
 ) -> TournamentRating:
     """Rate ``tournament`` as one event of one rating period.
 
@@ -467,6 +469,10 @@ def rate_tournament(
         G (games before the event) of every rated player: not in a TRF.
     games_played : mapping of int to int, optional
         G of particular players, by start number.
+    seeding : ListSeeding, optional
+        The players seeded from a FIDE list (:func:`~simulator.tasks.rate.
+        seeding.seed_tournament`): its seeded copy of the tournament is
+        rated, with the list's K and G (``games_played`` still wins for G).
 
     Returns
     -------
@@ -482,7 +488,10 @@ def rate_tournament(
     rules = rules_system.rules
     if games_played_default < 0:
         raise ValueError(f"games played must be >= 0. Got {games_played_default}.")
-    overrides = dict(games_played or {})
+    if seeding is not None:
+        tournament = seeding.tournament
+    overrides = {} if seeding is None else dict(seeding.games_played)
+    overrides.update(games_played or {})
     players = tournament.players
     index = {p.start: i for i, p in enumerate(players)}
     for start, g in overrides.items():
@@ -510,6 +519,13 @@ def rate_tournament(
     state: ListState = rules_system.new_state(
         n_players, day=start_day, birth_year=birth, rating=rating, n_games=g_before
     )
+    if seeding is not None and seeding.k_values:
+        # K as the list gives it, for the players it rates.
+        list_k = state.list_k.copy()
+        for start, k in seeding.k_values.items():
+            if not math.isnan(rating[index[start]]):
+                list_k[-1, index[start]] = k
+        state = state._replace(list_k=list_k)
 
     played = [g for g in tournament.games if g.code in PLAYED]
     white = np.array([index[g.white] for g in played], dtype=np.intp)
@@ -645,6 +661,8 @@ def rate_tournament(
     assumptions = _assumptions(
         rules_system, tournament, list_day, next_list, games_played_default, overrides
     )
+    if seeding is not None:
+        assumptions += seeding.assumptions()
     doc = (SYSTEMS[system].__doc__ or "").strip().splitlines()
     return TournamentRating(
         system=system,

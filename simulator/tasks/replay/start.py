@@ -3,6 +3,9 @@
 A player enters every system at their first game. What they bring, in order
 of precedence:
 
+0. a FIDE rating list's entry (:func:`with_list`), matched by FIDE ID where
+   the records carry one, else by name
+   (:func:`simulator.data.fide_list.list_seeds`);
 1. a :class:`StartList` entry (a rating list before the file: rating, and
    for list systems G, K and birth year), matched by the player's name in
    the file;
@@ -24,8 +27,9 @@ from typing import NamedTuple
 import numpy as np
 
 from simulator._types import BoolArray, FloatArray, IntArray
+from simulator.data.fide_list import ListSeeds
 
-__all__ = ["Seeds", "StartList", "entry_seeds"]
+__all__ = ["Seeds", "StartList", "entry_seeds", "with_list"]
 
 
 @dataclass(frozen=True)
@@ -92,3 +96,20 @@ def entry_seeds(
             birth[i] = float(start.birth_year.get(name, np.nan))
     seeded = ~np.isnan(rating)
     return Seeds(rating, seeded, np.where(seeded, n_games, 0), k, birth)
+
+
+def with_list(seeds: Seeds, listed: ListSeeds) -> Seeds:
+    """``seeds`` with a FIDE list's entries winning for the players it matches.
+
+    A matched player takes the list's rating (unrated if the list has none
+    for them), G, K and birth year; the others keep their seeds.
+    """
+    m = np.asarray(listed.matched, dtype=bool)
+    rating = np.where(m, listed.rating, seeds.rating)
+    seeded = ~np.isnan(rating)
+    n_games = np.where(m, listed.games, seeds.n_games)
+    k = np.where(m, listed.k, seeds.k).astype(np.intp)
+    birth = np.where(
+        m & ~np.isnan(listed.birth_year), listed.birth_year, seeds.birth_year
+    )
+    return Seeds(rating, seeded, np.where(seeded, n_games, 0).astype(np.intp), k, birth)

@@ -64,6 +64,7 @@ import numpy as np
 import pandas as pd
 
 from simulator._types import BoolArray
+from simulator.data.fide_list import ListSeeds
 from simulator.data.records import GameBatch, Players
 from simulator.evaluation.draws import fit_draw_parameter, outcome_probabilities
 from simulator.evaluation.prediction import ALL_PAIRS
@@ -84,7 +85,7 @@ from simulator.tasks.replay.assumptions import assumptions as _assumptions
 from simulator.tasks.replay.labels import SystemsSpec, labelled_systems
 from simulator.tasks.replay.log import ReplayLog
 from simulator.tasks.replay.room import Room as _Room
-from simulator.tasks.replay.start import Seeds, StartList, entry_seeds
+from simulator.tasks.replay.start import Seeds, StartList, entry_seeds, with_list
 
 __all__ = [
     "FILE",
@@ -359,6 +360,9 @@ def _enter(
             # The list's own K on the first list (later lists follow the rules).
             row = state.list_k[-1, n_old:]
             row[listed] = np.where(np.isnan(state.rating[n_old:]), 0, seeds.k)[listed]
+            # K 10 is given only to players once rated 2400 (permanent).
+            once_2400 = state.ever_2400[n_old:]
+            once_2400[listed & (seeds.k == 10)] = True
         log.entered(track.label, n_old, state.rating[n_old:], seeds.seeded, day)
     else:
         _grow(track, n_old, seeds.rating, seeds.n_games, seeds.birth_year)
@@ -449,6 +453,7 @@ def replay(
     window: Window | None = None,
     reference: str | None = None,
     progress: Callable[[int], None] | None = None,
+    fide_list: Callable[[int, int], ListSeeds] | None = None,
 ) -> ReplayResult:
     """Replay games in date order through ``systems``, scoring their predictions.
 
@@ -492,6 +497,11 @@ def replay(
         (default the first system).
     progress : callable, optional
         Called with the number of games of each batch as it is read.
+    fide_list : callable, optional
+        ``fide_list(lo, hi)``: what a FIDE rating list says of players
+        ``lo .. hi - 1`` (:func:`simulator.data.fide_list.list_seeds`, matched
+        by FIDE ID, else by name): their rating, K, G and birth year win over
+        ``start`` and the file's for the players it matches.
 
     Returns
     -------
@@ -595,6 +605,8 @@ def replay(
                     start=start,
                     games_played_default=games_played_default,
                 )
+                if fide_list is not None:
+                    seeds = with_list(seeds, fide_list(n_state, top))
                 n_seeded += int(seeds.seeded.sum())
                 for t in tracks:
                     _enter(t, n_state, seeds, start_rating, log, d0)
