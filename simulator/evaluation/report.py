@@ -8,6 +8,7 @@
     groups.csv  comparison.csv  bands.csv   where the run recorded them
     error_vs_games.png  rmse_over_time.png  calibration.png  offset_over_time.png
     config.toml  seed.txt  versions.json
+    history.parquet  predictions.parquet   where the config's ``[output]`` asks
 
 It takes one :class:`~simulator.evaluation.results.Summary` or a mapping of
 arena name to summary (an experiment with several arenas); with several arenas
@@ -29,7 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -103,6 +104,7 @@ def write_report(
     figures: bool = True,
     reproduce: str | None = None,
     force: bool = False,
+    extra: Callable[[Path], object] | None = None,
 ) -> Path:
     """Write a complete results folder, or nothing.
 
@@ -129,6 +131,9 @@ def write_report(
     force : bool, default False
         Replace an existing ``out_dir`` (moved aside, removed once the new
         folder is in place).
+    extra : callable, optional
+        Called with the temporary folder to write more files into it
+        (the opt-in histories and predictions).
 
     Returns
     -------
@@ -170,6 +175,8 @@ def write_report(
             encoding="utf-8",
         )
         _write_provenance(tmp, config_text, seed, versions)
+        if extra is not None:
+            extra(tmp)
     return out
 
 
@@ -237,13 +244,15 @@ def write_sweep_report(
     figures: bool = True,
     reproduce: str | None = None,
     force: bool = False,
+    point_extras: Sequence[Callable[[Path], object] | None] | None = None,
 ) -> Path:
     """Write a sweep's results folder, or nothing.
 
     The folder holds ``sweep.md`` and ``sweep.csv`` (every point side by side,
     with intervals), ``failures.csv`` when tasks failed, the sweep's config,
     and one complete results folder per point (see :func:`write_report`) under
-    ``points/``.
+    ``points/``; ``point_extras`` (one per point, optional) as
+    :func:`write_report`'s ``extra``.
     """
     out = Path(out_dir)
     command = reproduce or f"ratingsim run config.toml --seed {seed}"
@@ -266,8 +275,9 @@ def write_sweep_report(
             encoding="utf-8",
         )
         _write_provenance(tmp, config_text, seed, versions)
-        for name, slug, arenas, point_text in zip(
-            points, _slugs(points), summaries, point_configs, strict=True
+        extras = point_extras or [None] * len(points)
+        for name, slug, arenas, point_text, extra in zip(
+            points, _slugs(points), summaries, point_configs, extras, strict=True
         ):
             if arenas is None:
                 continue
@@ -280,5 +290,6 @@ def write_sweep_report(
                 title=f"{title}: {name}",
                 figures=figures,
                 reproduce=command,
+                extra=extra,
             )
     return out
