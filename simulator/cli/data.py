@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import sys
 from typing import Any
 
@@ -16,12 +17,50 @@ from simulator.cli._values import (
     CliError,
     _count,
     _count_positive,
+    _date,
     _games_played,
     _start_rating,
     _system_list,
 )
 
 __all__ = ["add_rate_replay"]
+
+
+def _trf_games(path: str, players: Any, skip_bad: bool, where: str) -> Any:
+    """A TRF's rated games as replay batches (simulator.tasks.replay.tournament)."""
+    from simulator.data.records import FormatError
+    from simulator.data.trf import read_trf
+    from simulator.tasks.replay.tournament import tournament_batches
+
+    try:
+        return tournament_batches(read_trf(path, skip_bad=skip_bad), players)
+    except FormatError as exc:
+        raise CliError(f"{where} {exc}") from None
+    except OSError as exc:
+        raise CliError(f"{where} cannot read {path}: {exc.strerror or exc}") from None
+
+
+def _share(text: str) -> float:
+    """``--test-share``: a number in (0, 1]."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not 0.0 < value <= 1.0:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a number in (0, 1]")
+    return value
+
+
+def _labelled_systems(text: str) -> list[str]:
+    """``--systems``: comma-separated ``[LABEL=]NAME[:KEY=VALUE...]``, each checked."""
+    from simulator.tasks.replay.labels import labelled_systems
+
+    specs = [s.strip() for s in text.split(",") if s.strip()]
+    try:
+        labelled_systems(specs)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return specs
 
 
 def _cmd_rate(args: argparse.Namespace) -> int:
@@ -92,29 +131,50 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         sort_batches,
     )
     from simulator.tasks import replay
+    from simulator.tasks.replay.output import check_table_output, write_table
 
     where = "ratingsim replay: error:"
-    if args.ratings_out is not None:
-        # Before the first game is read: an output that cannot be written,
-        # or that is the input, is refused now.
-        try:
+    # Before the first game is read: an output that cannot be written, or
+    # that is the input, is refused now.
+    tables = {"--history": args.history, "--predictions": args.predictions}
+    try:
+        if args.ratings_out is not None:
             check_output(
                 args.ratings_out,
                 force=args.force,
                 inputs=(args.file,),
                 option="--ratings-out",
             )
-        except OutputError as exc:
+        for option, path in tables.items():
+            if path is not None:
+                check_table_output(
+                    path, force=args.force, inputs=(args.file,), option=option
+                )
+    except (OutputError, ValueError) as exc:
+        raise CliError(f"{where} {exc}") from None
+    outputs = [p for p in (args.ratings_out, *tables.values()) if p is not None]
+    if len(set(outputs)) != len(outputs):
+        raise CliError(f"{where} two outputs are the same file: {outputs}")
+    window = None
+    if args.test_from is not None or args.test_share is not None:
+        from simulator.evaluation.protocol import Window
+
+        try:
+            window = Window(test_from=args.test_from, test_share=args.test_share)
+        except ValueError as exc:
             raise CliError(f"{where} {exc}") from None
     players = Players()
     bad = BadRecords()
-    batches = read_games(
-        args.file,
-        players=players,
-        skip_bad=args.skip_bad,
-        bad=bad,
-        ordered=not args.sort,
-    )
+    if args.file.lower().endswith(".trf"):
+        batches = _trf_games(args.file, players, args.skip_bad, where)
+    else:
+        batches = read_games(
+            args.file,
+            players=players,
+            skip_bad=args.skip_bad,
+            bad=bad,
+            ordered=not args.sort,
+        )
     if args.sort:
         batches = sort_batches(batches, players)
     bar = tqdm(
@@ -133,14 +193,20 @@ def _cmd_replay(args: argparse.Namespace) -> int:
             start_rating=args.start_rating,
             games_played_default=args.games_played_default,
             calibration_bins=args.bins,
+            history=args.history is not None,
+            window=window,
+            reference=args.reference,
+            predictions=args.predictions is not None,
             progress=bar.update,
         )
-    except FormatError as exc:
-        raise CliError(f"{where} {exc}") from None
     except OSError as exc:
         raise CliError(
             f"{where} cannot read {args.file}: {exc.strerror or exc}"
         ) from None
+    except FormatError as exc:  # it names the file and the line
+        raise CliError(f"{where} {exc}") from None
+    except ValueError as exc:
+        raise CliError(f"{where} {args.file}: {exc}") from None
     finally:
         bar.close()
     for line in bad.report():
@@ -152,6 +218,18 @@ def _cmd_replay(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise CliError(
                 f"{where} cannot write {args.ratings_out}: {exc.strerror or exc}"
+            ) from None
+    for path, frame in (
+        (args.history, result.history),
+        (args.predictions, result.predictions),
+    ):
+        if path is None or frame is None:
+            continue
+        try:
+            write_table(frame, path, force=args.force)
+        except OSError as exc:
+            raise CliError(
+                f"{where} cannot write {path}: {exc.strerror or exc}"
             ) from None
     if args.format == "json":
         body = replay.to_json_dict(result)
@@ -260,21 +338,45 @@ def add_rate_replay(commands: Any) -> None:
         epilog=_REPLAY_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    replay.add_argument("file", metavar="GAMES", help="a .csv or .pgn file (or .gz)")
+    replay.add_argument(
+        "file",
+        metavar="GAMES",
+        help="a .csv or .pgn file (or .gz), or a FIDE tournament report (.trf)",
+    )
     replay.add_argument(
         "--systems",
-        type=_system_list,
+        type=_labelled_systems,
         default=["fide", "glicko2", "lichess", "elo"],
-        help="comma-separated registry names (default fide,glicko2,lichess,elo)",
+        help=(
+            "comma-separated systems: registry names, or LABEL=NAME:KEY=VALUE to "
+            "label a variant, e.g. elo-k20=elo:k_factor=20,elo-k40=elo:k_factor=40 "
+            "(default fide,glicko2,lichess,elo)"
+        ),
     )
     replay.add_argument("--format", choices=("table", "json"), default="table")
     replay.add_argument(
         "--ratings-out", metavar="FILE.csv", help="write every player's final ratings"
     )
     replay.add_argument(
+        "--history",
+        metavar="FILE",
+        help=(
+            "write every player's rating history per system, with FIDE's events "
+            "(.parquet or .csv.gz)"
+        ),
+    )
+    replay.add_argument(
+        "--predictions",
+        metavar="FILE",
+        help=(
+            "write every game's prediction by every system, with win/draw/loss "
+            "probabilities (.parquet or .csv.gz)"
+        ),
+    )
+    replay.add_argument(
         "--force",
         action="store_true",
-        help="replace an existing --ratings-out file (once the new one is complete)",
+        help="replace existing output files (once the new ones are complete)",
     )
     replay.add_argument(
         "--top", type=_count, default=20, help="players shown at the end (default 20)"
@@ -288,9 +390,13 @@ def add_rate_replay(commands: Any) -> None:
     replay.add_argument(
         "--start-rating",
         type=_start_rating,
-        default=1500.0,
+        default=None,
         metavar="R",
-        help="list rating of a new player under fide/classic (default 1500; none)",
+        help=(
+            "an ASSUMED list rating for new players under fide/classic that "
+            "nothing seeds (default none: unrated until FIDE's rules give a "
+            "first rating)"
+        ),
     )
     replay.add_argument(
         "--games-played-default",
@@ -314,6 +420,26 @@ def add_rate_replay(commands: Any) -> None:
         "--skip-bad",
         action="store_true",
         help="skip malformed records (counted and reported) instead of failing",
+    )
+    replay.add_argument(
+        "--test-from",
+        type=_date,
+        metavar="DATE",
+        help=(
+            "evaluation protocol: games from DATE (YYYY-MM-DD) on are the test "
+            "window, the earlier ones the warm-up"
+        ),
+    )
+    replay.add_argument(
+        "--test-share",
+        type=_share,
+        metavar="X",
+        help="evaluation protocol: the last share X (0-1] of the games is the test",
+    )
+    replay.add_argument(
+        "--reference",
+        metavar="LABEL",
+        help="the system of the protocol's paired differences (default the first)",
     )
     replay.add_argument("--quiet", action="store_true", help="no progress bar")
     replay.set_defaults(func=_cmd_replay)

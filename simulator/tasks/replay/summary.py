@@ -16,9 +16,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simulator.evaluation.protocol import FIGURES, ProtocolResult
 from simulator.tasks.replay.walk import FILE, ReplayResult
 
-__all__ = ["to_json_dict", "to_table"]
+__all__ = ["protocol_lines", "to_json_dict", "to_table"]
 
 
 def _aligned(rows: list[list[str]]) -> list[str]:
@@ -65,6 +66,90 @@ def _calibration_table(calibration: pd.DataFrame, systems: Sequence[str]) -> lis
     return _aligned(rows)
 
 
+def _cell(value: float, lo: float, hi: float) -> str:
+    if np.isnan(value):
+        return "-"
+    if np.isnan(lo) or np.isnan(hi):
+        return f"{value:.4f}"
+    return f"{value:.4f} ({lo:.4f} to {hi:.4f})"
+
+
+def protocol_lines(protocol: ProtocolResult) -> list[str]:
+    """The protocol's scores as text: test metrics, pair types, paired differences."""
+    m = protocol.metrics
+    pct = "95%"
+    lines = [
+        f"Evaluation protocol: {protocol.n_warmup} warm-up games, then "
+        f"{protocol.n_test} test games ({protocol.window.describe()}); each "
+        "system predicts every game before rating it, only test games are scored.",
+        "  Three-way scores use Davidson's draw model under each expected score, "
+        "nu fitted on the warm-up: "
+        + ", ".join(
+            f"{k} {v:.2f} ({v / (2 + v):.0%} draws between equals)"
+            for k, v in protocol.draw_parameters.items()
+            if not np.isnan(v)
+        )
+        + ".",
+        f"  Intervals: {pct}, bootstrap over {protocol.n_blocks} blocks of "
+        "consecutive test games; paired differences: the same blocks as "
+        "replicates (simulator/evaluation/paired.py).",
+        "",
+        "Test games, every pair (value, interval); accuracy: the result is the "
+        "most probable of win/draw/loss; accuracy_decisive: decisive games won by "
+        "the favourite:",
+    ]
+    rows = [["system", "n_games", *FIGURES]]
+    every = m[m["pairs"] == "all"]
+    for name in dict.fromkeys(every["system"]):
+        mine = every[every["system"] == name].set_index("figure")
+        rows.append(
+            [
+                str(name),
+                str(int(mine["n_games"].iloc[0])),
+                *(
+                    _cell(mine.loc[f, "value"], mine.loc[f, "lo"], mine.loc[f, "hi"])
+                    for f in FIGURES
+                ),
+            ]
+        )
+    lines += _aligned(rows)
+    lines += ["", "Test games by pair type (log loss three-way, games):"]
+    kinds = [p for p in ("both rated", "one new", "both new") if p in set(m["pairs"])]
+    rows = [["system", *kinds]]
+    three = m[m["figure"] == "log_loss_3"]
+    for name in dict.fromkeys(three["system"]):
+        row = [str(name)]
+        for kind in kinds:
+            c = three[(three["system"] == name) & (three["pairs"] == kind)]
+            row.append(
+                "-"
+                if c.empty
+                else f"{c['value'].iloc[0]:.4f} ({int(c['n_games'].iloc[0])})"
+            )
+        rows.append(row)
+    lines += _aligned(rows)
+    paired = protocol.paired[protocol.paired["pairs"] == "all"]
+    if not paired.empty:
+        lines += [
+            "",
+            f"Paired differences to {protocol.reference} on the same test games "
+            f"(system - {protocol.reference}; {pct} interval; * = interval "
+            "excludes 0):",
+        ]
+        figures = [f for f in FIGURES if f in set(paired["figure"])]
+        rows = [["system", *figures]]
+        for name in dict.fromkeys(paired["system"]):
+            mine = paired[paired["system"] == name].set_index("figure")
+            row = [str(name)]
+            for f in figures:
+                d, lo, hi = (float(mine.loc[f, c]) for c in ("difference", "lo", "hi"))
+                star = "*" if lo > 0 or hi < 0 else ""
+                row.append(f"{d:+.4f} ({lo:+.4f} to {hi:+.4f}){star}")
+            rows.append(row)
+        lines += _aligned(rows)
+    return lines
+
+
 def to_table(result: ReplayResult, *, top: int = 20) -> str:
     """The result as text: prediction, calibration and the top rated players."""
     span = f", {result.first_date} to {result.last_date}" if result.n_games else ""
@@ -91,6 +176,8 @@ def to_table(result: ReplayResult, *, top: int = 20) -> str:
             "",
             *_calibration_table(result.file_calibration, [*result.systems, FILE]),
         ]
+    if result.protocol is not None:
+        lines += ["", *protocol_lines(result.protocol)]
     if top > 0 and result.n_players:
         ranked = result.ratings.sort_values(
             list(result.systems[:1]), ascending=False, na_position="last"
@@ -135,4 +222,20 @@ def to_json_dict(result: ReplayResult) -> dict[str, Any]:
         "calibration": records(result.calibration),
         "file_prediction": records(result.file_prediction),
         "file_calibration": records(result.file_calibration),
+        "events": result.events,
+        "protocol": None
+        if result.protocol is None
+        else {
+            "window": result.protocol.window.describe(),
+            "n_warmup": result.protocol.n_warmup,
+            "n_test": result.protocol.n_test,
+            "n_blocks": result.protocol.n_blocks,
+            "reference": result.protocol.reference,
+            "draw_parameters": {
+                k: _plain(v) for k, v in result.protocol.draw_parameters.items()
+            },
+            "metrics": records(result.protocol.metrics),
+            "paired": records(result.protocol.paired),
+            "calibration": records(result.protocol.calibration),
+        },
     }

@@ -24,13 +24,19 @@ How each kind of system meets the games:
   start day, and a newcomer's first event with no points is dropped): a game
   record carries no event, so each calendar day of play is one event, starting
   that day.
-* **new players** enter when they first play. Period-list systems need rated
-  players before they can rate anyone (a pool of unrated players never gets a
-  first rating), so a new player enters their list at ``start_rating``
-  (default 1500, with G = 0: K 40 for the first 30 games), or unrated with
-  ``start_rating=None``. With ``seed="file"`` every system takes the file's
-  rating at the player's first game instead, where there is one (list systems
-  with G = ``games_played_default``).
+* **new players** enter when they first play
+  (:mod:`~simulator.tasks.replay.start`): with a rating from a start list
+  (``start``) or the file (``seed="file"``; list systems with G =
+  ``games_played_default``), else, under list systems, **unrated** until
+  their rules give a first rating (FIDE 8.2: games against rated opponents,
+  docs/rules.md, section 1), as FIDE has it. Period-list systems need rated
+  players before they can rate anyone, so a replay with no seeds rates
+  nobody under them (the assumptions say so, with what they predict for an
+  unrated player); ``start_rating=R`` instead puts every unseeded newcomer on
+  the list at an assumed R with G = 0 (K 40 for the first 30 games), which
+  the assumptions flag as not FIDE's rules. Dropping under the floor and
+  re-rating follow the rules and are events of the history
+  (:mod:`~simulator.tasks.replay.log`).
 * at the **end of the file** every open period with games is rated, so the
   final ratings include every game.
 
@@ -59,15 +65,26 @@ import pandas as pd
 
 from simulator._types import BoolArray
 from simulator.data.records import GameBatch, Players
+from simulator.evaluation.draws import fit_draw_parameter, outcome_probabilities
 from simulator.evaluation.prediction import ALL_PAIRS
+from simulator.evaluation.protocol import (
+    ProtocolResult,
+    Window,
+    evaluate_predictions,
+)
 from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.settings import ORACLE, MetricsConfig
-from simulator.systems import RatingSystem, make_system
+from simulator.systems import RatingSystem
 from simulator.systems._common import FloatArray, Games, IntArray, split_rounds
 from simulator.systems.classic import Classic
 from simulator.systems.elo import logistic_expectation
 from simulator.systems.fide import Fide
 from simulator.systems.lists.state import ListState
+from simulator.tasks.replay.assumptions import assumptions as _assumptions
+from simulator.tasks.replay.labels import SystemsSpec, labelled_systems
+from simulator.tasks.replay.log import ReplayLog
+from simulator.tasks.replay.room import Room as _Room
+from simulator.tasks.replay.start import Seeds, StartList, entry_seeds
 
 __all__ = [
     "FILE",
@@ -79,7 +96,8 @@ __all__ = [
 
 #: Name of the file's own ratings as a predictor.
 FILE = "file"
-#: The list rating a new player enters with (list-based systems).
+#: A usual assumed list rating of a new player (list-based systems), when one
+#: is asked for (``start_rating``); by default nobody is put on a list unrated.
 START_RATING = 1500.0
 #: G of a player seeded from the file's rating (list-based systems).
 GAMES_PLAYED_DEFAULT = 30
@@ -111,6 +129,23 @@ class ReplayResult:
         Dates of the first and last game.
     assumptions : tuple of str
         How the replay met the systems (events, entry of new players, ...).
+    history : pandas.DataFrame or None
+        With ``history=True``: every player's ratings as they changed, per
+        system (:mod:`~simulator.tasks.replay.log`).
+    predictions : pandas.DataFrame or None
+        With ``predictions=True``: every game's pre-game prediction by every
+        system, with win/draw/loss probabilities
+        (:mod:`~simulator.tasks.replay.log`).
+    draw_parameters : dict of str to float
+        Each system's draw parameter ``nu``, fitted on the warm-up games
+        (:mod:`simulator.evaluation.draws`); with predictions only.
+    events : dict of str to dict of str to int
+        Per list system, how often each FIDE event of the history happened.
+    window : Window
+        The warm-up / test split the probabilities were fitted by.
+    protocol : ProtocolResult or None
+        With a ``window``: the scores of the test games, with intervals and
+        paired differences (:mod:`simulator.evaluation.protocol`).
     """
 
     systems: tuple[str, ...]
@@ -124,55 +159,12 @@ class ReplayResult:
     first_date: str | None
     last_date: str | None
     assumptions: tuple[str, ...]
-
-
-class _Room:
-    """Per-player arrays that grow as players come, with room kept to grow into.
-
-    New players enter in every segment of a file that keeps naming new ones;
-    concatenating each array at each entry costs the whole pool every time.
-    :meth:`extend` instead writes the new players after the old ones in a
-    buffer with room to spare (twice what it holds when made) and returns
-    the view of what it holds: entering costs what the new players cost.
-    An array it did not return itself (a system's new state) is copied into
-    a new buffer first. The values are those of ``np.concatenate``.
-    """
-
-    def __init__(self) -> None:
-        self._held: dict[str, tuple[np.ndarray[Any, Any], np.ndarray[Any, Any]]] = {}
-
-    def extend(
-        self, key: str, old: np.ndarray[Any, Any], new: np.ndarray[Any, Any]
-    ) -> np.ndarray[Any, Any]:
-        """``old`` and ``new`` end to end along their last (the players') axis."""
-        if old.shape[:-1] != new.shape[:-1]:
-            raise ValueError(
-                f"Cannot join {key!r} arrays of shapes {old.shape} and {new.shape} "
-                "along the players' axis."
-            )
-        n, k = old.shape[-1], new.shape[-1]
-        dtype = np.result_type(old, new)
-        held = self._held.get(key)
-        if (
-            held is not None
-            and held[0] is old
-            and held[1].shape[-1] >= n + k
-            and held[1].dtype == dtype
-        ):
-            buffer = held[1]
-        else:
-            size = max(2 * (n + k), 64)
-            buffer = np.empty((*old.shape[:-1], size), dtype=dtype)
-            buffer[..., :n] = old
-        buffer[..., n : n + k] = new
-        view = buffer[..., : n + k]
-        self._held[key] = (view, buffer)
-        return view
-
-    def holds(self, key: str, array: np.ndarray[Any, Any]) -> bool:
-        """Whether ``array`` is the view :meth:`extend` returned last for ``key``."""
-        held = self._held.get(key)
-        return held is not None and held[0] is array
+    history: pd.DataFrame | None = None
+    predictions: pd.DataFrame | None = None
+    draw_parameters: dict[str, float] = field(default_factory=dict)
+    events: dict[str, dict[str, int]] = field(default_factory=dict)
+    window: Window = field(default_factory=Window)
+    protocol: ProtocolResult | None = None
 
 
 @dataclass
@@ -224,7 +216,9 @@ def _put(track: _Track, idx: IntArray, sub: Any) -> Any:
     return type(state)(*fields)
 
 
-def _grow(track: _Track, n_old: int, seed: FloatArray, games: IntArray) -> None:
+def _grow(
+    track: _Track, n_old: int, seed: FloatArray, games: IntArray, birth: FloatArray
+) -> None:
     """Add ``seed.size`` new players to the track's state."""
     k = seed.size
     system, state = track.system, track.state
@@ -233,7 +227,11 @@ def _grow(track: _Track, n_old: int, seed: FloatArray, games: IntArray) -> None:
         with np.errstate(invalid="ignore"):
             rating = np.where(seed >= floor, seed, np.nan)
         fresh = system.new_state(
-            k, day=float(state.list_day[-1]), rating=rating, n_games=games
+            k,
+            day=float(state.list_day[-1]),
+            rating=rating,
+            n_games=games,
+            birth_year=birth,
         )
         assert isinstance(fresh, ListState)
         n_lists = state.list_day.size
@@ -280,7 +278,7 @@ class _Sums(NamedTuple):
     last_day: FloatArray
 
 
-def _close(track: _Track) -> None:
+def _close(track: _Track, log: ReplayLog) -> None:
     """Rate the track's current period and open the next."""
     assert track.close is not None
     close = track.close
@@ -303,6 +301,8 @@ def _close(track: _Track) -> None:
         )
     )
     track.state = track.system.rate(state, games, day=close)
+    played = np.concatenate([games.white, games.black])
+    log.period_close(track.label, state, track.state, played, close)
     # The rated state is new arrays: the room's buffers hold the old ones.
     track.room = _Room()
     track.pending = rest
@@ -342,21 +342,34 @@ def _first_ratings(
 def _enter(
     track: _Track,
     n_old: int,
-    file_rating: FloatArray,
-    from_file: BoolArray,
+    seeds: Seeds,
     start_rating: float | None,
-    games_played_default: int,
+    log: ReplayLog,
+    day: float,
 ) -> None:
-    """New players join the track's state (see the module notes)."""
-    k = file_rating.size
+    """New players join the track's state (:mod:`~simulator.tasks.replay.start`)."""
     if isinstance(track.state, ListState):
         start = np.nan if start_rating is None else float(start_rating)
-        rating = np.where(from_file, file_rating, start)
-        g_before = np.where(from_file, games_played_default, 0).astype(np.intp)
+        rating = np.where(seeds.seeded, seeds.rating, start)
+        _grow(track, n_old, rating, seeds.n_games, seeds.birth_year)
+        state = track.state
+        assert isinstance(state, ListState)
+        listed = seeds.k > 0
+        if listed.any():
+            # The list's own K on the first list (later lists follow the rules).
+            row = state.list_k[-1, n_old:]
+            row[listed] = np.where(np.isnan(state.rating[n_old:]), 0, seeds.k)[listed]
+        log.entered(track.label, n_old, state.rating[n_old:], seeds.seeded, day)
     else:
-        rating = np.where(from_file, file_rating, np.nan)
-        g_before = np.zeros(k, dtype=np.intp)
-    _grow(track, n_old, rating, g_before)
+        _grow(track, n_old, seeds.rating, seeds.n_games, seeds.birth_year)
+
+
+def _is_rated(track: _Track, players: IntArray) -> BoolArray:
+    """The system's ``is_rated``, or its ratings where it has none."""
+    is_rated = getattr(track.system, "is_rated", None)
+    if is_rated is not None:
+        return np.asarray(is_rated(track.state, players), dtype=bool)
+    return ~np.isnan(track.system.rating(track.state)[players])
 
 
 def _one_call(system: Any) -> Any:
@@ -423,13 +436,18 @@ def _rate_per_game(
 
 def replay(
     batches: Iterable[GameBatch],
-    systems: Sequence[str | RatingSystem],
+    systems: SystemsSpec,
     *,
     players: Players | None = None,
     seed: str = "none",
-    start_rating: float | None = START_RATING,
+    start: StartList | None = None,
+    start_rating: float | None = None,
     games_played_default: int = GAMES_PLAYED_DEFAULT,
     calibration_bins: int = 10,
+    history: bool = False,
+    predictions: bool = False,
+    window: Window | None = None,
+    reference: str | None = None,
     progress: Callable[[int], None] | None = None,
 ) -> ReplayResult:
     """Replay games in date order through ``systems``, scoring their predictions.
@@ -438,22 +456,40 @@ def replay(
     ----------
     batches : iterable of GameBatch
         The games, in date order (:func:`simulator.data.records.read_games`).
-    systems : sequence of str or RatingSystem
-        Registry names (built with their defaults) or built systems; their
-        names must differ.
+        Read once: an iterator already read is an error, not 0 games.
+    systems : sequence or mapping
+        Registry names, built systems, ``(label, system)`` pairs or
+        ``"LABEL=NAME:KEY=VALUE"`` texts; or a mapping label -> system
+        (:mod:`~simulator.tasks.replay.labels`). Labels must differ.
     players : Players, optional
-        The reader's name mapping, for the names in ``ratings``.
+        The reader's name mapping, for the names in the tables (needed with
+        ``start``).
     seed : {"none", "file"}
         Where a new player's rating comes from: the systems' own start values
         (``"none"``), or the file's rating at the player's first game.
+    start : StartList, optional
+        Ratings (and G, K, birth years) before the first game, by name; they
+        take precedence over the file's (:mod:`~simulator.tasks.replay.start`).
     start_rating : float or None
-        The list rating of a new player under list-based systems when not
-        seeded from the file (None: unrated, as FIDE has it; then nobody is
-        rated unless the file seeds them).
+        An assumed list rating for a new player under list-based systems when
+        nothing seeds them; None: unrated, as FIDE has it, until the rules
+        give a first rating.
     games_played_default : int
-        G of a player put on a list with the file's rating.
+        G of a player put on a list with a seeded rating.
     calibration_bins : int
         Bins of the calibration tables.
+    history, predictions : bool
+        Keep every player's rating history / every game's predictions
+        (:mod:`~simulator.tasks.replay.log`); they grow with the games.
+    window : Window, optional
+        The warm-up / test split: with it, the test games are scored by the
+        evaluation protocol (``protocol``,
+        :func:`simulator.evaluation.protocol.evaluate_predictions`); the draw
+        model of the predictions' probabilities is fitted on its warm-up
+        (without it, on the first half of the games).
+    reference : str, optional
+        The label the protocol's paired differences are taken against
+        (default the first system).
     progress : callable, optional
         Called with the number of games of each batch as it is read.
 
@@ -464,8 +500,8 @@ def replay(
     Raises
     ------
     ValueError
-        Duplicate or unknown systems, a bad ``seed``, or games out of date
-        order.
+        Duplicate labels or unknown systems, a bad ``seed``, games out of
+        date order, or no games at all (an empty or already read input).
 
     Examples
     --------
@@ -480,18 +516,15 @@ def replay(
     """
     if seed not in ("none", "file"):
         raise ValueError(f"seed must be 'none' or 'file'. Got {seed!r}.")
-    tracks = [
-        _Track(
-            s if isinstance(s, str) else s.name,
-            make_system(s) if isinstance(s, str) else s,
-        )
-        for s in systems
-    ]
+    if start is not None and players is None:
+        raise ValueError("A start list matches players by name: pass 'players'.")
+    evaluate = window is not None
+    window = Window() if window is None else window
+    tracks = [_Track(label, system) for label, system in labelled_systems(systems)]
     labels = [t.label for t in tracks]
-    if not labels:
-        raise ValueError("replay needs at least one system.")
-    if len(set(labels)) != len(labels):
-        raise ValueError(f"Each system can be replayed once. Got {labels}.")
+    if reference is not None and reference not in labels:
+        raise ValueError(f"The reference {reference!r} is not one of {labels}.")
+    log = ReplayLog(labels, history=history, predictions=predictions or evaluate)
     # Only the prediction sums are used: the convergence histogram is cut to
     # its minimum (one games count, one error bin).
     config = MetricsConfig(
@@ -503,6 +536,7 @@ def replay(
     recorder = Recorder(labels, 0, config)
     file_recorder = Recorder([*labels, FILE], 0, config)
     n_file = 0
+    n_seeded = 0
 
     n_state = 0
     sums = _Sums(np.zeros(0, dtype=np.intp), np.zeros(0))
@@ -537,7 +571,7 @@ def replay(
             # Periods that closed before this game are rated first.
             for t in tracks:
                 while not t.per_game and t.close is not None and d0 >= t.close:
-                    _close(t)
+                    _close(t, log)
             limit = min(
                 (t.close for t in tracks if not t.per_game and t.close is not None),
                 default=math.inf,
@@ -553,20 +587,17 @@ def replay(
             top = int(max(white.max(), black.max())) + 1
             if top > n_state:
                 first_r = _first_ratings(white, black, wr, br, n_state, top)
-                from_file = (
-                    ~np.isnan(first_r)
-                    if seed == "file"
-                    else np.zeros(top - n_state, bool)
+                names = [] if players is None else players.names[n_state:top]
+                seeds = entry_seeds(
+                    names,
+                    first_r,
+                    seed=seed,
+                    start=start,
+                    games_played_default=games_played_default,
                 )
+                n_seeded += int(seeds.seeded.sum())
                 for t in tracks:
-                    _enter(
-                        t,
-                        n_state,
-                        first_r,
-                        from_file,
-                        start_rating,
-                        games_played_default,
-                    )
+                    _enter(t, n_state, seeds, start_rating, log, d0)
                 sums = _Sums(
                     room.extend("games", sums.games, np.zeros(top - n_state, np.intp)),
                     room.extend(
@@ -574,6 +605,14 @@ def replay(
                     ),
                 )
                 n_state = top
+
+            # Pair types: a player is new if some system does not rate them.
+            new_w = np.zeros(m, dtype=bool)
+            new_b = np.zeros(m, dtype=bool)
+            for t in tracks:
+                new_w |= ~_is_rated(t, white)
+                new_b |= ~_is_rated(t, black)
+            pairs = (new_w.astype(np.int8) + new_b).astype(np.int8)
 
             expected: dict[str, FloatArray] = {}
             # Period systems: the ratings in force; the games wait for the close.
@@ -599,10 +638,11 @@ def replay(
             per_game = [t for t in tracks if t.per_game]
             if per_game:
                 seg_games = Games(white, black, score, day=day)
-                expected.update(_rate_per_game(per_game, seg_games, n_state))
+                expected.update(_per_game_segment(per_game, seg_games, n_state, log))
 
             half = np.full(m, 0.5)
             recorder.record_games(expected, half, score)
+            log.games(white, black, score, day, pairs, expected)
             known = ~np.isnan(wr) & ~np.isnan(br)
             if known.any():
                 n_file += int(known.sum())
@@ -618,10 +658,15 @@ def replay(
             last_day = float(day[-1])
             pos = end
 
+    if n_games == 0:
+        raise ValueError(
+            "No games to replay: the input is empty, or an iterator of batches "
+            "that was already read (batches can be read once)."
+        )
     # The open periods with games are rated: the final ratings include them all.
     for t in tracks:
         if not t.per_game and t.close is not None and any(p.n_games for p in t.pending):
-            _close(t)
+            _close(t, log)
 
     names = players.names if players is not None else []
     ratings: dict[str, Any] = {
@@ -630,11 +675,27 @@ def replay(
         "last_date": _date_texts(sums.last_day),
     }
     for t in tracks:
-        ratings[t.label] = (
-            t.system.rating(t.state)[:n_state] if t.state is not None else []
-        )
+        ratings[t.label] = t.system.rating(t.state)[:n_state]
     prediction, calibration = _tables(recorder, labels)
     file_tables = _tables(file_recorder, [*labels, FILE]) if n_file else (None, None)
+    nu: dict[str, float] = {}
+    prediction_frame = None
+    if predictions or evaluate:
+        arrays = log.game_arrays()
+        warm = ~window.test_mask(arrays["day"])
+        probabilities = {}
+        for label in labels:
+            e = arrays["expected"][label]
+            nu[label] = fit_draw_parameter(e[warm], arrays["score"][warm])
+            fitted = 0.0 if math.isnan(nu[label]) else nu[label]
+            probabilities[label] = outcome_probabilities(e, fitted)
+        prediction_frame = log.prediction_frame(names, probabilities)
+    protocol = None
+    if evaluate:
+        assert prediction_frame is not None
+        protocol = evaluate_predictions(
+            prediction_frame, window, reference=reference, bins=calibration_bins
+        )
     return ReplayResult(
         systems=tuple(labels),
         prediction=prediction,
@@ -647,9 +708,46 @@ def replay(
         first_date=None if first_day is None else _date_text(first_day),
         last_date=None if last_day is None else _date_text(last_day),
         assumptions=tuple(
-            _assumptions(tracks, seed, start_rating, games_played_default)
+            _assumptions(
+                [(t.label, t.system, t.per_game, t.list_based) for t in tracks],
+                seed=seed,
+                start_rating=start_rating,
+                games_played_default=games_played_default,
+                counts=log.counts,
+                n_seeded=n_seeded,
+            )
         ),
+        history=log.history_frame(names) if history else None,
+        predictions=prediction_frame if predictions else None,
+        protocol=protocol,
+        draw_parameters=nu,
+        events={k: dict(v) for k, v in log.counts.items() if v},
+        window=window,
     )
+
+
+def _per_game_segment(
+    tracks: Sequence[_Track], games: Games, n_players: int, log: ReplayLog
+) -> dict[str, FloatArray]:
+    """:func:`_rate_per_game` over a segment; round by round when histories are kept.
+
+    The history needs each player's state after every game, so it rates one
+    round (each player at most once) per call; the ratings are the same
+    (a batch is rated round by round either way).
+    """
+    if not log.keep_history:
+        return _rate_per_game(tracks, games, n_players)
+    assert games.day is not None
+    out = {t.label: np.empty(games.n_games) for t in tracks}
+    for r in split_rounds(games.white, games.black):
+        sub = Games(games.white[r], games.black[r], games.score[r], day=games.day[r])
+        for label, e in _rate_per_game(tracks, sub, n_players).items():
+            out[label][r] = e
+        who = np.concatenate([sub.white, sub.black])
+        when = np.concatenate([games.day[r], games.day[r]])
+        for t in tracks:
+            log.per_game(t.label, t.state, who, when)
+    return out
 
 
 def _tables(
@@ -658,61 +756,11 @@ def _tables(
     """Prediction (without the recorder's placeholder oracle) and calibration."""
     result = recorder.result()
     table = result.prediction
-    # The replay reads no pair types: every game counts as "both rated".
+    # The replay's sums are over every game ("all"): the pair types are in the
+    # per-game predictions and the protocol (simulator.evaluation.protocol).
     prediction = table[(table["pairs"] == ALL_PAIRS) & (table["system"] != ORACLE)]
     prediction = prediction[["system", "n_games", "log_loss", "brier"]].reset_index(
         drop=True
     )
     calibration = result.calibration[result.calibration["system"].isin(labels)]
     return prediction, calibration.reset_index(drop=True)
-
-
-def _assumptions(
-    tracks: Sequence[_Track],
-    seed: str,
-    start_rating: float | None,
-    games_played_default: int,
-) -> list[str]:
-    per_game = [t.label for t in tracks if t.per_game]
-    period = [t.label for t in tracks if not t.per_game]
-    listed = [t.label for t in tracks if t.list_based]
-    out = [
-        "Walk-forward: every game is predicted from the ratings before it, then "
-        "rated; the metrics score those predictions only.",
-    ]
-    if per_game:
-        out.append(f"Per-game systems ({', '.join(per_game)}) update after every game.")
-    if period:
-        out.append(
-            f"Period systems ({', '.join(period)}) predict from the ratings in force "
-            "and rate each period at its close on their calendars; the open periods "
-            "are rated at the end of the file."
-        )
-    if listed:
-        out.append(
-            "FIDE events: each calendar day of play is one event, starting that day."
-        )
-        entry = (
-            "unrated (FIDE's initial-rating rules need rated opponents)"
-            if start_rating is None
-            else f"on the list at {start_rating:g} with no games before (K of a "
-            "new player: 40 under FIDE's rules, 25 under the old ones)"
-        )
-        if seed == "file":
-            out.append(
-                f"New players enter the lists ({', '.join(listed)}) with the file's "
-                f"rating at their first game and {games_played_default} games "
-                f"before, or where there is none {entry}."
-            )
-        else:
-            out.append(f"New players enter the lists ({', '.join(listed)}) {entry}.")
-    others = [t.label for t in tracks if not t.list_based]
-    if others:
-        source = (
-            "the file's rating at their first game where there is one, else their "
-            "defaults"
-            if seed == "file"
-            else "their defaults"
-        )
-        out.append(f"New players of {', '.join(others)} start at {source}.")
-    return out

@@ -62,8 +62,13 @@ def test_fide_predicts_from_the_list_and_rates_at_its_close() -> None:
     """FIDE: January's games use the January list; February sees the new list."""
     games = rows("A,B,1,2024-01-05", "A,B,1,2024-01-20", "A,B,0,2024-02-03")
     players = Players()
-    result = replay(csv_batches(games, players=players), ["fide"], players=players)
-    # Both enter at 1500 with G 0: K 40. January: PD .5 twice; A +20 +20.
+    result = replay(
+        csv_batches(games, players=players),
+        ["fide"],
+        players=players,
+        start_rating=1500.0,
+    )
+    # Both enter at an assumed 1500 with G 0: K 40. January: PD .5 twice; A +20 +20.
     # List of 1 Feb: A 1540, B 1460; D 80 -> PD .61 (77-83); B wins.
     # Closed at the end: A 1540 + 40 (0 - .61) = 1540 - 24.4 -> 1516; B 1484.
     row = result.prediction.set_index("system").loc["fide"]
@@ -343,7 +348,7 @@ def test_seed_from_the_file() -> None:
 
 def test_bad_arguments() -> None:
     """A system twice, or an unknown seed mode, is an error."""
-    with pytest.raises(ValueError, match="Each system can be replayed once"):
+    with pytest.raises(ValueError, match="Each system label can be used once"):
         replay(csv_batches(rows("A,B,1,2024-01-05")), ["elo", "elo"])
     with pytest.raises(ValueError, match="seed must be 'none' or 'file'"):
         replay(csv_batches(rows("A,B,1,2024-01-05")), ["elo"], seed="x")
@@ -433,7 +438,7 @@ def test_cli_replay_sort_and_errors(
     code, out, _ = run(capsys, "replay", str(path), "--quiet", "--sort")
     assert code == 0 and "2024-01-06 to 2024-03-05" in out
     code, _, err = run(capsys, "replay", str(path), "--systems", "fide,nope")
-    assert code == 2 and "unknown system(s) nope" in err
+    assert code == 2 and "Unknown rating system 'nope'" in err
     code, _, err = run(capsys, "replay", str(tmp_path / "none.csv"), "--quiet")
     assert code == 2 and err.startswith("ratingsim replay: error: cannot read")
 
