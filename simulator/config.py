@@ -713,7 +713,7 @@ def _plain(value: Any) -> Any:
         return {
             f.name: _plain(getattr(value, f.name))
             for f in dataclasses.fields(value)
-            if f.init and getattr(value, f.name) is not None
+            if f.init  # None as "none": a saved config names every key
         }
     if isinstance(value, tuple):
         return [_plain(v) for v in value]

@@ -249,7 +249,13 @@ def format_summary_table(summary: Summary | Mapping[str, Summary]) -> str:
 def _sweep_rows(
     table: pd.DataFrame, cell: Callable[[pd.Series, str, int], str]
 ) -> list[list[str]]:
-    """A row of a sweep's table per point, arena and system: ``cell`` each figure."""
+    """A row of a sweep's table per point, arena and system: ``cell`` each figure.
+
+    The rows of cross-arena comparisons' fits (``arena`` ``"comparison"``)
+    are left out: ``sweep.md`` tabulates them apart.
+    """
+    if "arena" in table and len(table):
+        table = table[table["arena"].astype(str) != "comparison"]
     return [
         [
             str(r["point"]),

@@ -15,19 +15,20 @@ how to reproduce the sweep. The cells are those of
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Mapping, Sequence
 
 import pandas as pd
 
-from simulator.evaluation.figures import FIGURES, _suffix
+from simulator._style import Style
+from simulator.evaluation.figures import FIGURES, PUBLISHED_CONVERSION, _suffix
+from simulator.evaluation.findings import drift_finding, join, lead_finding
 from simulator.evaluation.formatting import (
-    _SWEEP_HEADER,
     _km,
     _markdown_table,
     _number,
     _share,
-    _sweep_rows,
     _system_rows,
     _with_interval,
 )
@@ -60,6 +61,74 @@ _SUMMARY_COLUMNS = (
     ("log_loss", 4, False),
     ("brier", 4, False),
 )
+
+
+def displayed(s: Summary, styles: Mapping[str, Style] | None) -> Summary:
+    """``s`` with every system label replaced by its style's display name.
+
+    Labels keep their names where two would share a display name (or none is
+    given); the CSV tables keep the labels either way.
+    """
+    if not styles:
+        return s
+    names = {k: styles[k].name if k in styles else k for k in s.systems}
+    if len(set(names.values())) != len(names) or names == {k: k for k in names}:
+        return s
+
+    def rename(df: pd.DataFrame, *columns: str) -> pd.DataFrame:
+        if df.empty:
+            return df
+        out = df.copy()
+        for c in columns:
+            if c in out:
+                out[c] = out[c].map(
+                    lambda x: names.get(x, x) if isinstance(x, str) else x
+                )
+        return out
+
+    return dataclasses.replace(
+        s,
+        summary=rename(s.summary, "system"),
+        timeseries=rename(s.timeseries, "system"),
+        prediction=rename(s.prediction, "system"),
+        calibration=rename(s.calibration, "system"),
+        convergence=rename(s.convergence, "system"),
+        groups=rename(s.groups, "system"),
+        bands=rename(s.bands, "system"),
+        paired=rename(s.paired, "system", "reference"),
+        systems=tuple(names[k] for k in s.systems),
+        reference=names.get(s.reference, s.reference),
+    )
+
+
+def _summary_findings(s: Summary) -> str:
+    """The headline of the summary table: accuracy, prediction, convergence."""
+    common = "rmse_common" in s.summary
+    stems = [threshold_name(t) for t in s.thresholds]
+    middle = stems[len(stems) // 2] if stems else ""
+    return join(
+        [
+            lead_finding(
+                s,
+                s.summary,
+                "rmse_common" if common else "rmse",
+                "RMSE" + (" on the common support" if common else ""),
+                digits=1,
+                unit=" points",
+            ),
+            lead_finding(s, s.summary, "log_loss", "log loss", digits=4),
+            lead_finding(
+                s,
+                s.summary,
+                f"{middle}_median",
+                f"{middle.upper()} (KM median games)",
+                digits=1,
+                unit=" games",
+            )
+            if middle
+            else "",
+        ]
+    )
 
 
 def _summary_markdown(s: Summary) -> str:
@@ -184,6 +253,7 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         *([paired_note(s), ""] if s.reference and not s.paired.empty else []),
         _summary_markdown(s),
         "",
+        *_para(_summary_findings(s)),
         f"{h} Accuracy, paired",
         "",
         "Steady-state accuracy of each system"
@@ -197,6 +267,18 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         "",
         accuracy_markdown(s),
         "",
+        *_para(
+            join(
+                [
+                    lead_finding(
+                        s, s.summary, "rmse", "RMSE (own)", digits=1, unit=" points"
+                    ),
+                    lead_finding(
+                        s, s.summary, "spearman", "Spearman", digits=4, lower=False
+                    ),
+                ]
+            )
+        ),
         *_flatness_part(s, h),
         f"{h} Prediction",
         "",
@@ -208,6 +290,7 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         "",
         _prediction_markdown(s),
         "",
+        *_para(_prediction_findings(s)),
         *_pair_types_part(s),
         f"{h} Convergence of newcomers",
         "",
@@ -227,6 +310,7 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         "",
         _convergence_markdown(s),
         "",
+        *_para(_convergence_findings(s)),
         "Median aligned error |rating - true - offset| of newcomers, in rating "
         "points, by games played, with the error of the rating each carried into "
         "the next game (inf: the median falls among unrated newcomers, or beyond "
@@ -234,10 +318,12 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
         "",
         _curve_markdown(s),
         "",
+        *_para(_curve_findings(s)),
         f"{h} Drift",
         "",
         _drift_markdown(s),
         "",
+        *_para(drift_finding(s)),
     ]
     # The sections of what the run recorded only where it was recorded.
     recorded = (
@@ -277,17 +363,86 @@ def _arena_markdown(s: Summary, suffix: str, figures: bool, h: str) -> list[str]
             parts += [f"{h} {heading}", "", text, "", table(s), ""]
     if figures:
         captions = {
-            "error_vs_games": "Newcomers' error against games played",
+            "error_vs_games": "Newcomers' error against games played, a panel "
+            "per system",
             "rmse_over_time": "RMSE over time",
             "calibration": "Calibration",
-            "offset_over_time": "Offset over time",
+            "offset_over_time": "Offset of all rated players over time",
+            "cohort_drift": "Drift of the fixed adult cohort (the drift table's "
+            "figure)",
         }
-        parts += [f"{h} Figures", ""]
-        for stem in FIGURES:
-            parts += [f"![{captions[stem]}]({stem}{suffix}.png)", ""]
+        stems = list(FIGURES)
+        if not s.groups.empty and (s.groups["n"] > 0).any():
+            stems.append("convergence_by_level")
+            captions["convergence_by_level"] = "Convergence by strength level"
         if not s.comparison.empty:
-            parts += [f"![Conversion between systems](conversion{suffix}.png)", ""]
+            stems.append("conversion")
+            captions["conversion"] = "Conversion between systems, with the fits"
+        parts += [
+            f"{h} Figures",
+            "",
+            "Each figure is also in the folder as SVG (vector), same name.",
+            "",
+        ]
+        for stem in stems:
+            parts += [f"![{captions[stem]}]({stem}{suffix}.png)", ""]
     return parts
+
+
+def _para(text: str) -> list[str]:
+    """A paragraph of findings and its blank line; nothing for no text."""
+    return [text, ""] if text else []
+
+
+def _prediction_findings(s: Summary) -> str:
+    p = s.prediction
+    if "pairs" in p:
+        p = p[p["pairs"].astype(str) == "all"]
+    return join(
+        [
+            lead_finding(
+                s, p, "log_loss", "log loss", digits=4, table="prediction", pairs="all"
+            ),
+            lead_finding(
+                s, p, "brier", "Brier score", digits=4, table="prediction", pairs="all"
+            ),
+        ]
+    )
+
+
+def _convergence_findings(s: Summary) -> str:
+    stems = [threshold_name(t) for t in s.thresholds]
+    return join(
+        [
+            lead_finding(
+                s,
+                s.summary,
+                f"{st}_median",
+                f"{st.upper()} (KM median)",
+                digits=1,
+                unit=" games",
+            )
+            for st in stems
+        ]
+    )
+
+
+def _curve_findings(s: Summary) -> str:
+    """The lowest median error at 20 games (or the last tabulated count)."""
+    c = s.convergence
+    if c.empty:
+        return ""
+    games = 20 if (c["games"] == 20).any() else int(c["games"].max())
+    at = c[c["games"] == games]
+    return lead_finding(
+        s,
+        at,
+        "median_error",
+        f"median error after {games} games",
+        digits=1,
+        unit=" points",
+        table="",
+    )
 
 
 def _flatness_part(s: Summary, h: str) -> list[str]:
@@ -409,6 +564,27 @@ def _groups_markdown(s: Summary) -> str:
     return _markdown_table(header, rows)
 
 
+def _published(fit: pd.Series, x_name: str, y_name: str) -> str:
+    """The simulated fit against the published FIDE-Lichess blitz one."""
+    a, b = PUBLISHED_CONVERSION
+    slope = float(fit["slope"])
+    if not math.isfinite(slope):
+        return ""
+    lo, hi = float(fit.get("slope_lo", math.nan)), float(fit.get("slope_hi", math.nan))
+    where = ""
+    if math.isfinite(lo) and math.isfinite(hi):
+        inside = lo <= a <= hi
+        where = f" ({a:g} is {'inside' if inside else 'outside'} the slope's interval)"
+    at = 1500.0
+    simulated = slope * at + float(fit["intercept"])
+    return (
+        f"The published fit of FIDE on Lichess blitz ratings is FIDE = {a:g} x "
+        f"Lichess + {b:g} (docs/world.md); the simulated slope is "
+        f"{slope:.3f}{where}, and at {y_name} {at:.0f} the simulated {x_name} "
+        f"is {simulated:.0f} against the published {a * at + b:.0f}."
+    )
+
+
 def _comparison_markdown(s: Summary) -> str:
     c = s.comparison
     out = []
@@ -421,7 +597,8 @@ def _comparison_markdown(s: Summary) -> str:
             f"+ {_with_interval(fit, 'intercept', 0)} (residual SD "
             f"{_with_interval(fit, 'residual_sd', 0)}, correlation "
             f"{_with_interval(fit, 'correlation', 3)}, n {_number(fit['n'], 0)}); "
-            f"gap {y_name} - {x_name}: {_with_interval(fit, 'gap', 1, sign=True)}.",
+            f"gap {y_name} - {x_name}: {_with_interval(fit, 'gap', 1, sign=True)}. "
+            + _published(fit, x_name, y_name),
             "",
         ]
         rows = [
@@ -452,14 +629,23 @@ def _report_markdown(
     reproduce: str,
     figures: bool,
     tables: Sequence[str],
+    styles: Mapping[str, Style] | None = None,
+    world: str = "",
 ) -> str:
-    """``report.md``: every arena's tables and figures, then how to reproduce."""
+    """``report.md``: every arena's tables and figures, then how to reproduce.
+
+    ``styles`` names each system (label -> style, the registry's display
+    name); ``world`` is the "World and systems" section's text.
+    """
     parts = [f"# {title}", "", f"Seed: `{seed}`", ""]
+    if world:
+        parts += ["## World and systems", "", world.rstrip(), ""]
     for arena, s in arenas.items():
         if arena:
             parts += [f"## Arena {arena}", ""]
         level = "###" if arena else "##"
-        parts += _arena_markdown(s, _suffix(arena, arenas), figures, level)
+        shown = displayed(s, styles)
+        parts += _arena_markdown(shown, _suffix(arena, arenas), figures, level)
     files = ", ".join(f"`{t}.csv`" for t in tables)
     parts += [
         "## Columns",
@@ -486,34 +672,3 @@ def _report_markdown(
         "",
     ]
     return "\n".join(parts)
-
-
-def _sweep_markdown(
-    table: pd.DataFrame,
-    failures: Sequence[Mapping[str, object]],
-    *,
-    title: str,
-    n_points: int,
-    seed: int,
-    reproduce: str,
-) -> str:
-    """``sweep.md``: every point's headline figures, the failed tasks, how to rerun."""
-    lines = [f"# {title}", "", f"A sweep of {n_points} points.", ""]
-    lines += [_markdown_table(_SWEEP_HEADER, _sweep_rows(table, _with_interval)), ""]
-    if failures:
-        lines += ["## Failed tasks", ""]
-        lines += [
-            f"- point `{f['point']}`, replicate {f['replicate']}, seed "
-            f"`{f['seed']}`: {f['error']}"
-            for f in failures
-        ]
-        lines.append("")
-    lines += [
-        "## Reproduce",
-        "",
-        f"    {reproduce}",
-        "",
-        f"Seed: {seed}. Each point's report is in `points/<name>/`.",
-        "",
-    ]
-    return "\n".join(lines)

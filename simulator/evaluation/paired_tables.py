@@ -359,6 +359,59 @@ GLOSSARY: tuple[tuple[str, str], ...] = (
         "bias, n (bands)",
         "mean aligned error of a band of true strength and its players",
     ),
+    (
+        "system",
+        "the system's display name (its label in the CSV tables): FIDE 2025 "
+        "and FIDE 2024 are the current FIDE rules and the 2024 ones, old FIDE "
+        "the pre-2024 rules, Glicko-1 and Glicko-2 Glickman's systems, Lichess "
+        "Lichess's Glicko-2, Elo plain Elo",
+    ),
+    (
+        "N*t* (KM), quartiles (KM)",
+        "Kaplan-Meier median and quartiles of the games to converge, a "
+        "newcomer not converged by the end counting as censored; 'not reached' "
+        "(or inf): the estimate never fell to one half",
+    ),
+    (
+        "N*t* (so far)",
+        "median over newcomers of the games to converge, or of the games "
+        "played so far for those not converged (biased low)",
+    ),
+    (
+        "N*t* months (KM)",
+        "Kaplan-Meier median months from a newcomer's first checkpoint with "
+        "games to the start of their run inside the threshold",
+    ),
+    (
+        "N*t* converged, (32%)",
+        "share of newcomers whose aligned error got below *t* and stayed there "
+        "by the end; a percentage in brackets after a figure is this share",
+    ),
+    (
+        "games played, median error",
+        "newcomers' median aligned error after that many games, rating points",
+    ),
+    (
+        "group, newcomers, final error",
+        "a group of newcomers (probes of one true strength, or a band of true "
+        "strength when first seen), their number, and their median aligned "
+        "error at the last checkpoint",
+    ),
+    (
+        "band, players, true strength (comparison)",
+        "a 100-point band of the first system's rating, the players in it "
+        "rated by both systems, their mean ratings and mean true strength",
+    ),
+    (
+        "resolved",
+        "a paired difference whose interval excludes 0; 'not resolved': the "
+        "interval contains 0, so the replicates do not tell the two apart",
+    ),
+    (
+        "unpaired",
+        "a difference of two systems' means, neither the reference, so "
+        "without a paired interval",
+    ),
 )
 
 

@@ -36,14 +36,17 @@ from pathlib import Path
 import pandas as pd
 
 from simulator._atomic import atomic_folder
-from simulator.evaluation.figures import _draw_figures
+from simulator._style import Style
+from simulator.evaluation.figures import _draw_figures, _draw_sweep_figure
 from simulator.evaluation.formatting import _arenas
-from simulator.evaluation.markdown import _report_markdown, _sweep_markdown
+from simulator.evaluation.markdown import _report_markdown
 from simulator.evaluation.results import Summary
+from simulator.evaluation.sweep_markdown import sweep_markdown
 
 __all__ = [
     "OPTIONAL_TABLES",
     "SWEEP_COLUMNS",
+    "SWEEP_COMPARISON_COLUMNS",
     "TABLES",
     "sweep_table",
     "write_report",
@@ -60,12 +63,25 @@ OPTIONAL_TABLES = ("groups", "comparison", "bands", "paired")
 SWEEP_COLUMNS = (
     "n50_median",
     "rmse",
+    "rmse_common",
     "mae",
     "spearman",
+    "spread",
     "offset",
     "drift_per_year",
     "log_loss",
+    "log_loss_common",
     "log_loss_excess",
+    "brier",
+)
+#: The figures of a cross-arena comparison's fit in a sweep's table, in rows
+#: whose ``arena`` is ``"comparison"`` and ``system`` the comparison's name.
+SWEEP_COMPARISON_COLUMNS = (
+    "slope",
+    "intercept",
+    "gap",
+    "correlation",
+    "residual_sd",
 )
 
 
@@ -104,6 +120,8 @@ def write_report(
     figures: bool = True,
     reproduce: str | None = None,
     force: bool = False,
+    styles: Mapping[str, Style] | None = None,
+    world: str = "",
     extra: Callable[[Path], object] | None = None,
 ) -> Path:
     """Write a complete results folder, or nothing.
@@ -134,6 +152,11 @@ def write_report(
     extra : callable, optional
         Called with the temporary folder to write more files into it
         (the opt-in histories and predictions).
+    styles : mapping of str to Style, optional
+        Each system's style by label (display name, colour, marker, line
+        style); by default the registry's for labels that are registry names.
+    world : str, optional
+        The "World and systems" section of ``report.md`` (Markdown).
 
     Returns
     -------
@@ -161,7 +184,7 @@ def write_report(
                 table.to_csv(tmp / f"{name}.csv", index=False, lineterminator="\n")
                 written.append(name)
         if figures:
-            _draw_figures(tmp, arenas)
+            _draw_figures(tmp, arenas, styles)
         (tmp / "report.md").write_text(
             _report_markdown(
                 arenas,
@@ -171,6 +194,8 @@ def write_report(
                 reproduce=command,
                 figures=figures,
                 tables=written,
+                styles=styles,
+                world=world,
             ),
             encoding="utf-8",
         )
@@ -211,7 +236,10 @@ def sweep_table(
     """One row per point, arena and system with the headline figures.
 
     Every figure comes with its interval (``_lo``/``_hi``) across replicates;
-    points whose every replicate failed are left out.
+    points whose every replicate failed are left out. A point with a
+    cross-arena comparison adds a row per comparison (``arena`` is
+    ``"comparison"``, ``system`` its name) with the fit's slope, intercept,
+    gap, correlation and residual SD (:data:`SWEEP_COMPARISON_COLUMNS`).
     """
     frames = []
     for name, arenas in zip(points, summaries, strict=True):
@@ -225,6 +253,19 @@ def sweep_table(
             frame.insert(0, "arena", arena)
             frame.insert(0, "point", name)
             frames.append(frame)
+            if not s.comparison.empty:
+                fits = s.comparison[s.comparison["kind"] == "fit"]
+                keep = [
+                    x
+                    for c in SWEEP_COMPARISON_COLUMNS
+                    for x in (c, f"{c}_lo", f"{c}_hi")
+                    if x in fits
+                ]
+                frame = fits[keep].copy()
+                frame.insert(0, "system", fits["comparison"].astype(str))
+                frame.insert(0, "arena", "comparison")
+                frame.insert(0, "point", name)
+                frames.append(frame)
     if not frames:
         return pd.DataFrame(columns=["point", "arena", "system", *SWEEP_COLUMNS])
     return pd.concat(frames, ignore_index=True)
@@ -244,15 +285,22 @@ def write_sweep_report(
     figures: bool = True,
     reproduce: str | None = None,
     force: bool = False,
+    styles: Mapping[str, Style] | None = None,
+    point_styles: Sequence[Mapping[str, Style] | None] | None = None,
+    point_worlds: Sequence[str] | None = None,
     point_extras: Sequence[Callable[[Path], object] | None] | None = None,
 ) -> Path:
     """Write a sweep's results folder, or nothing.
 
     The folder holds ``sweep.md`` and ``sweep.csv`` (every point side by side,
-    with intervals), ``failures.csv`` when tasks failed, the sweep's config,
-    and one complete results folder per point (see :func:`write_report`) under
-    ``points/``; ``point_extras`` (one per point, optional) as
-    :func:`write_report`'s ``extra``.
+    with intervals, and the fit of each cross-arena comparison), the
+    ``sweep`` figure (PNG and SVG: each headline figure against the points),
+    ``failures.csv`` when tasks failed, the sweep's config, and one complete
+    results folder per point (see :func:`write_report`) under ``points/``.
+    ``styles`` draws and names the systems in the sweep's table and figure;
+    ``point_styles`` and ``point_worlds`` (one per point) are the points'
+    ``styles`` and ``world`` (by default ``styles`` and none); ``point_extras``
+    (one per point, optional) as :func:`write_report`'s ``extra``.
     """
     out = Path(out_dir)
     command = reproduce or f"ratingsim run config.toml --seed {seed}"
@@ -263,21 +311,34 @@ def write_sweep_report(
             pd.DataFrame(list(failures)).to_csv(
                 tmp / "failures.csv", index=False, lineterminator="\n"
             )
+        drawn = figures and _draw_sweep_figure(tmp, table, styles)
         (tmp / "sweep.md").write_text(
-            _sweep_markdown(
+            sweep_markdown(
                 table,
                 failures,
                 title=title,
                 n_points=len(points),
                 seed=seed,
                 reproduce=command,
+                styles=styles,
+                figure=drawn,
             ),
             encoding="utf-8",
         )
         _write_provenance(tmp, config_text, seed, versions)
-        extras = point_extras or [None] * len(points)
-        for name, slug, arenas, point_text, extra in zip(
-            points, _slugs(points), summaries, point_configs, extras, strict=True
+        n = len(points)
+        all_styles = point_styles if point_styles is not None else [styles] * n
+        worlds = point_worlds if point_worlds is not None else [""] * n
+        extras = point_extras if point_extras is not None else [None] * n
+        for name, slug, arenas, point_text, point_style, world, extra in zip(
+            points,
+            _slugs(points),
+            summaries,
+            point_configs,
+            all_styles,
+            worlds,
+            extras,
+            strict=True,
         ):
             if arenas is None:
                 continue
@@ -290,6 +351,8 @@ def write_sweep_report(
                 title=f"{title}: {name}",
                 figures=figures,
                 reproduce=command,
+                styles=point_style,
+                world=world,
                 extra=extra,
             )
     return out

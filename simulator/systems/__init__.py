@@ -18,6 +18,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from numpy.typing import ArrayLike
 
+from simulator._style import SYSTEM_STYLES, Style
 from simulator._types import BoolArray
 from simulator.systems._common import FloatArray, Games
 from simulator.systems.classic import Classic
@@ -27,7 +28,16 @@ from simulator.systems.glicko import Glicko
 from simulator.systems.glicko2 import Glicko2
 from simulator.systems.lichess import Lichess
 
-__all__ = ["SYSTEMS", "Games", "RatingSystem", "make_system", "parameters"]
+__all__ = [
+    "STYLES",
+    "SYSTEMS",
+    "Games",
+    "RatingSystem",
+    "Style",
+    "make_system",
+    "parameters",
+    "style",
+]
 
 
 @runtime_checkable
@@ -121,6 +131,25 @@ SYSTEMS: dict[str, Callable[..., RatingSystem]] = {
     "glicko": Glicko,
     "elo": Elo,
 }
+
+
+#: Registry name -> how the system is drawn and named in figures and tables
+#: (display name, colour, marker, line style); one entry per :data:`SYSTEMS`
+#: entry. The table itself is in :mod:`simulator._style`, where the figures,
+#: which may not import the systems, read it too.
+STYLES: dict[str, Style] = SYSTEM_STYLES
+
+
+def style(name: str) -> Style:
+    """The style of the registered system ``name``.
+
+    >>> style("lichess").name
+    'Lichess'
+    """
+    if name not in SYSTEMS:
+        known = ", ".join(SYSTEMS)
+        raise ValueError(f"Unknown rating system {name!r}. Known: {known}.")
+    return STYLES[name]
 
 
 def make_system(name: str, **params: Any) -> RatingSystem:

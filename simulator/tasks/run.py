@@ -436,12 +436,7 @@ def run_experiment(
         cannot be written (see :func:`simulator._atomic.check_output`);
         nothing is run.
     """
-    from simulator.config import (
-        ConfigError,
-        default_config,
-        dump_config,
-        load_config,
-    )
+    from simulator.config import ConfigError, default_config, load_config
     from simulator.evaluation.formatting import (
         format_summary_table,
         format_sweep_table,
@@ -451,6 +446,7 @@ def run_experiment(
         write_report,
         write_sweep_report,
     )
+    from simulator.tasks.describe import complete_config, describe_world, run_styles
 
     config = default_config() if config_file is None else load_config(config_file)
     seed = seed if seed is not None else config.seed
@@ -497,7 +493,10 @@ def run_experiment(
         sweep = run_sweep(config, jobs=jobs, dask=dask, progress=progress)
         source = config_file if config_file is not None else "the default comparison"
         common: dict[str, Any] = {
-            "config_text": dump_config(config),
+            # Every key and every system's every parameter: loading it
+            # reruns the same numbers.
+            "config_text": complete_config(config),
+            "styles": run_styles(config),
             "seed": seed,
             "versions": versions(),
             "title": config.title,
@@ -517,7 +516,9 @@ def run_experiment(
                 names,
                 summaries,
                 [vars(f) for f in sweep.failures],
-                point_configs=[dump_config(p.config) for p in sweep.points],
+                point_configs=[complete_config(p.config) for p in sweep.points],
+                point_styles=[run_styles(p.config) for p in sweep.points],
+                point_worlds=[describe_world(p.config) for p in sweep.points],
                 point_extras=[_outputs(r) for r in sweep.results],
                 **common,
             )
@@ -533,7 +534,11 @@ def run_experiment(
                 return RunReport(seed, None, sweep.failures)
             show(format_summary_table(result.summary))
             path = write_report(
-                folder, result.summary, extra=_outputs(result), **common
+                folder,
+                result.summary,
+                world=describe_world(config),
+                extra=_outputs(result),
+                **common,
             )
         for failure in sweep.failures:
             say(
