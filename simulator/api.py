@@ -74,6 +74,8 @@ __all__ = [
     "GAME_COLUMNS",
     "HIGHER_IS_BETTER",
     "Rated",
+    "RunResult",
+    "SweepResult",
     "Tuned",
     "elo_world",
     "plot_calibration",
