@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from simulator._style import (
@@ -33,7 +35,7 @@ def test_variant_palette_stays_distinct_past_ten() -> None:
     registry = {s.colour for s in SYSTEM_STYLES.values()}
     assert not registry & set(VARIANT_COLOURS)
     # Neighbours differ in marker too.
-    assert all(a.marker != b.marker for a, b in zip(looks, looks[1:], strict=False))
+    assert all(a.marker != b.marker for a, b in itertools.pairwise(looks))
 
 
 def test_a_system_keeps_its_style_in_every_run() -> None:

@@ -368,7 +368,7 @@ def _conversion(s: Summary, st: Mapping[str, Style], title: str) -> Figure:
             linestyle="none",
             marker="o",
             capsize=2,
-            label=f"mean {x_name} by 100-point band of {x_name}",
+            label=f"mean of both ratings, by 100-point band of {x_name}",
         )
         ax.plot(
             part["mean_y"],
@@ -387,7 +387,7 @@ def _conversion(s: Summary, st: Mapping[str, Style], title: str) -> Figure:
     ax.plot(
         grid,
         a * grid + b,
-        color="#D55E00",
+        color="black",
         linestyle="--",
         label=f"published fit: FIDE = {a:g} x Lichess blitz + {b:g}",
     )

@@ -65,9 +65,12 @@ def complete_config(config: RunConfig) -> str:
         for j, spec in enumerate(arena.systems):
             if (i, j) in swapped:
                 continue
-            table = data["arena"][i]["systems"][j]
+            # In the system's own order, so that saving a loaded config
+            # gives the same text.
+            table = {"system": spec.system, "label": spec.label}
             for key, value in system_parameters(spec).items():
                 table[key] = "none" if value is None else _toml(value)
+            data["arena"][i]["systems"][j] = table
     return tomli_w.dumps(data)
 
 
@@ -172,7 +175,7 @@ def describe_world(config: RunConfig) -> str:
         f"{-p.newcomer_offset:g} points below their true strength"
         f"{' (entering low)' if p.newcomer_offset < 0 else ''}; players leave at "
         f"{p.departure_rate:g} a year. The cohort whose drift is measured is "
-        f"the adults aged {_value(config.cohort_ages)}."
+        f"the adults aged {config.cohort_ages[0]:g} to {config.cohort_ages[-1]:g}."
         + (
             f" Probes of fixed true strength {_value(p.probe_levels)} "
             f"({p.probes_per_level} per level) arrive after "
@@ -201,19 +204,32 @@ def describe_world(config: RunConfig) -> str:
         ("key", "value"),
     )
     lines.append("")
+    lines += [
+        "Every parameter of every system (defaults included; * where the config "
+        "sets it), one table per rule set and one column per system:",
+        "",
+    ]
     for arena in config.arena:
-        for spec in arena.systems:
-            set_keys = {k for k, _ in spec.params}
+        for registry in dict.fromkeys(s.system for s in arena.systems):
+            specs = [s for s in arena.systems if s.system == registry]
+            values = [system_parameters(s) for s in specs]
+            header = ["parameter", *(f"{s.label}" for s in specs)]
             rows = [
-                (k, _value(v) + (" (set)" if k in set_keys else ""))
-                for k, v in system_parameters(spec).items()
+                [
+                    f"`{key}`",
+                    *(
+                        _value(v[key]) + ("*" if key in dict(s.params) else "")
+                        for s, v in zip(specs, values, strict=True)
+                    ),
+                ]
+                for key in values[0]
             ]
             lines += [
-                f"System `{spec.label}` (arena {arena.name}; registry "
-                f"`{spec.system}`, {STYLES[spec.system].name}): every parameter, "
-                "(set) where the config sets it, else its default.",
+                f"{STYLES[registry].name} (`{registry}`, arena {arena.name}):",
                 "",
-                *_table(rows, ("parameter", "value")),
+                "| " + " | ".join(h.replace("|", "/") for h in header) + " |",
+                "| " + " | ".join(["---"] * len(header)) + " |",
+                *("| " + " | ".join(r) + " |" for r in rows),
                 "",
             ]
     return "\n".join(lines).rstrip() + "\n"

@@ -1,4 +1,4 @@
-"""Tests of simulator.evaluation.figures: the PNG and SVG figures of a results folder."""
+"""Tests of simulator.evaluation.figures: the PNG and SVG figures of a folder."""
 
 from __future__ import annotations
 
@@ -33,7 +33,7 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def test_figures_are_valid_pngs_and_svgs(written: Path) -> None:
-    """Every figure is a PNG of a readable size with more than a blank canvas, and an SVG."""
+    """Every figure is a PNG of a readable size, not blank, and an SVG."""
     assert FORMATS == ("png", "svg")
     for stem in FIGURES:
         path = written / f"{stem}.png"
