@@ -204,3 +204,15 @@ def test_tune_checks_its_parameters(params: object, message: str) -> None:
     """Unknown parameters and bad bounds are ValueErrors naming them."""
     with pytest.raises(ValueError, match=message):
         api.tune("elo", GAMES, params)  # type: ignore[arg-type]
+
+
+def test_rate_can_start_players_at_the_ratings_the_games_carry() -> None:
+    """``seed_from_games``: each player starts at their first game's rating."""
+    games = GAMES.assign(
+        white_rating=[1800, 1600, 1810, 1400], black_rating=[1600, 1400, 1390, 1590]
+    )
+    rated = api.rate(games.iloc[:1], ["elo"], seed_from_games=True)
+    ratings = rated.ratings.set_index("player")["elo"]
+    e = float(logistic_expectation(200.0))
+    assert ratings["Ann"] == pytest.approx(1800 + 20 * (1 - e))
+    assert ratings["Bob"] == pytest.approx(1600 - 20 * (1 - e))

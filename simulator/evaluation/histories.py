@@ -248,20 +248,23 @@ def gather(
     -------
     pandas.DataFrame
         The tables one after another, led by ``arena`` and ``replicate``
-        (0-based) columns; empty if every table is.
+        (0-based) columns; without a row if no table has one, and without
+        columns if none was kept.
     """
     frames = []
     for arena, per_replicate in tables.items():
         for replicate, frame in enumerate(per_replicate):
-            if frame.empty:
-                continue
+            if len(frame.columns) == 0:
+                continue  # not kept
             frame = frame.copy()
-            frame.insert(0, "replicate", replicate)
+            frame.insert(0, "replicate", np.int64(replicate))
             frame.insert(0, "arena", arena)
             frames.append(frame)
     if not frames:
         return pd.DataFrame()
-    out = pd.concat(frames, ignore_index=True)
+    # Kept but without a row (no measured game): the columns stay.
+    rows = [f for f in frames if len(f)] or frames[:1]
+    out = pd.concat(rows, ignore_index=True)
     for name in ("arena", "system", "pairs"):
         if name in out:
             out[name] = out[name].astype("category")

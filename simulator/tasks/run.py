@@ -86,11 +86,14 @@ class RunResult:
 
 
 def write_outputs(result: RunResult, folder: Path) -> list[str]:
-    """Write the kept histories and predictions as Parquet; the files written."""
+    """Write the kept histories and predictions as Parquet; the files written.
+
+    A table asked for is written even without a row (no measured game).
+    """
     written = []
     for name in ("history", "predictions"):
         table: pd.DataFrame = getattr(result, name)
-        if not table.empty:
+        if len(table.columns):  # kept, if without a row
             write_table(table, folder / f"{name}.parquet")
             written.append(f"{name}.parquet")
     return written

@@ -96,6 +96,17 @@ def test_nothing_is_kept_when_not_asked() -> None:
     assert not OutputConfig().any
 
 
+def test_a_kept_table_without_rows_keeps_its_columns(tmp_path: Path) -> None:
+    """Asked for but no game measured: a file with the columns and no row."""
+    rec = HistoryRecorder(["a"], 2, BOTH)
+    frame = gather({"otb": [rec.predictions()]})
+    assert len(frame) == 0
+    assert list(frame.columns) == ["arena", "replicate", *PREDICTION_COLUMNS]
+    back = read_table(write_table(frame, tmp_path / "p.parquet"))
+    assert list(back.columns) == list(frame.columns) and len(back) == 0
+    assert gather({"otb": [pd.DataFrame()]}).columns.empty
+
+
 def test_parquet_round_trip_keeps_dates_as_dates(tmp_path: Path) -> None:
     """Parquet with zstd and a date32 column; read back as datetime64."""
     rec = HistoryRecorder(["a"], 2, BOTH)
@@ -161,25 +172,51 @@ def test_run_keeps_histories_and_predictions_without_changing_the_run(
     assert err.abs().median() < 400
 
 
-def test_run_experiment_writes_parquet_files(tmp_path: Path) -> None:
-    """``histories``/``predictions`` (the CLI flags) write the two files."""
+def test_cli_flag_writes_the_history_only(tmp_path: Path) -> None:
+    """``ratingsim run --histories``: history.parquet, no predictions file."""
+    from simulator.cli import main
+
     config = tmp_path / "small.toml"
     config.write_text(SMALL.replace("n_players = 120", "n_players = 60"))
+    out = tmp_path / "out"
+    code = main(
+        [
+            *("run", str(config), "--out", str(out), "--seed", "3", "--jobs", "1"),
+            *("--no-figures", "--quiet", "--histories"),
+        ]
+    )
+    assert code == 0
+    history = read_table(out / "history.parquet")
+    assert {"arena", "replicate", *HISTORY_COLUMNS} <= set(history.columns)
+    assert not (out / "predictions.parquet").exists()
+    saved = parse_config((out / "config.toml").read_text())
+    assert saved.output == OutputConfig(histories=True)
+
+
+def test_sweep_points_get_their_own_files(tmp_path: Path) -> None:
+    """A sweep writes each point's predictions into the point's folder."""
+    config = tmp_path / "sweep.toml"
+    config.write_text(
+        SMALL.replace("n_players = 120", "n_players = 80")
+        + "\n[output]\npredictions = true\n\n"
+        + '[[variant]]\nname = "a"\n\n[[variant]]\nname = "b"\n'
+        + '[variant.set]\n"arena.0.systems.2.k_factor" = 40\n'
+    )
     done = run_experiment(
         str(config),
-        seed=3,
+        seed=1,
         out=tmp_path / "out",
         jobs=1,
         figures=False,
         progress=False,
-        histories=True,
-        predictions=True,
         show=lambda _: None,
         say=lambda _: None,
     )
     assert done.path is not None
-    history = read_table(done.path / "history.parquet")
-    assert {"arena", "replicate", *HISTORY_COLUMNS} <= set(history.columns)
-    assert len(read_table(done.path / "predictions.parquet")) > 0
-    saved = parse_config((done.path / "config.toml").read_text())
-    assert saved.output == BOTH
+    tables = [read_table(done.path / "points" / p / "predictions.parquet")
+              for p in ("a", "b")]  # fmt: skip
+    elo = [t[t["system"] == "elo"]["expected"].to_numpy() for t in tables]
+    same = [t[t["system"] == "fide"]["expected"].to_numpy() for t in tables]
+    # The same games (common random numbers), another K: other predictions.
+    assert np.array_equal(same[0], same[1])
+    assert not np.array_equal(elo[0], elo[1])
