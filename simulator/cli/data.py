@@ -206,7 +206,8 @@ def _cmd_replay(args: argparse.Namespace) -> int:
     except FormatError as exc:  # it names the file and the line
         raise CliError(f"{where} {exc}") from None
     except ValueError as exc:
-        raise CliError(f"{where} {args.file}: {exc}") from None
+        skipped = f" ({bad.count} bad record(s) skipped)" if bad.count else ""
+        raise CliError(f"{where} {args.file}: {exc}{skipped}") from None
     finally:
         bar.close()
     for line in bad.report():

@@ -98,8 +98,16 @@ def _axes(fig: Figure, title: str) -> Axes:
 
 
 def _save(fig: Figure, folder: Path, stem: str) -> None:
-    for ext in FORMATS:
-        fig.savefig(folder / f"{stem}.{ext}", dpi=_DPI)
+    """The figure in every format, byte for byte the same on a rerun.
+
+    No creation date in the files, and the SVG's element ids from a fixed salt.
+    """
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.hashsalt": "ratingsim"}):
+        for ext in FORMATS:
+            metadata = {"Date": None} if ext == "svg" else {"Software": None}
+            fig.savefig(folder / f"{stem}.{ext}", dpi=_DPI, metadata=metadata)
 
 
 def _with(

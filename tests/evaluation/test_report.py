@@ -17,7 +17,7 @@ from synthetic_summary import (
 
 from simulator._atomic import OutputError
 from simulator.evaluation import figures
-from simulator.evaluation.figures import FIGURES
+from simulator.evaluation.figures import FIGURES, FORMATS
 from simulator.evaluation.report import TABLES
 from simulator.evaluation.results import Summary
 
@@ -39,9 +39,12 @@ def test_write_report_writes_every_file(written: Path) -> None:
     assert out.name == "results"
     names = {p.name for p in out.iterdir()}
     expected = {"report.md", "config.toml", "seed.txt", "versions.json"}
-    expected |= {f"{t}.csv" for t in TABLES} | {f"{f}.png" for f in FIGURES}
+    expected |= {f"{t}.csv" for t in TABLES}
+    expected |= {f"{f}.{ext}" for f in FIGURES for ext in FORMATS}
     expected |= {"bands.csv"}  # the recorded players give an error-by-band table
     expected |= {"groups.csv"}  # and their newcomers the per-level groups
+    # ... and the figure of convergence by strength level
+    expected |= {f"convergence_by_level.{ext}" for ext in FORMATS}
     expected |= {"paired.csv"}  # several systems: differences to the reference
     assert names == expected
     assert (out / "config.toml").read_text() == CONFIG
@@ -95,7 +98,7 @@ def test_failure_midway_leaves_no_folder(
     def broken(*args: object) -> None:
         raise RuntimeError("figure failed")
 
-    monkeypatch.setattr(figures, "_plot_calibration", broken)
+    monkeypatch.setattr(figures, "_calibration", broken)
     with pytest.raises(RuntimeError, match="figure failed"):
         write(tmp_path / "results", summary)
     assert list(tmp_path.iterdir()) == []

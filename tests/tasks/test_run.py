@@ -20,6 +20,7 @@ from simulator.config import load_config, parse_config
 from simulator.evaluation.figures import FIGURES
 from simulator.evaluation.report import TABLES as REPORT_TABLES
 from simulator.evaluation.results import ReplicateResult, Summary
+from simulator.tasks.describe import complete_config
 from simulator.tasks.run import (
     OutFolderError,
     RunReport,
@@ -196,7 +197,11 @@ def test_run_writes_the_results_folder(small_runs: tuple[Path, Path, Path]) -> N
     """The folder holds report.md, the CSVs, the PNGs, config, seed and versions."""
     _, out, _ = small_runs
     names = {p.name for p in out.iterdir()}
-    pngs = {f"{stem}-{arena}.png" for stem in FIGURES for arena in ("otb", "online")}
+    # Every figure of each arena (and the convergence by strength band of its
+    # newcomers), as PNG and SVG.
+    stems = [*FIGURES, "convergence_by_level"]
+    pngs = {f"{stem}-{arena}.png" for stem in stems for arena in ("otb", "online")}
+    svgs = {f"{stem}-{arena}.svg" for stem in stems for arena in ("otb", "online")}
     expected = {
         "report.md",
         "config.toml",
@@ -207,6 +212,7 @@ def test_run_writes_the_results_folder(small_runs: tuple[Path, Path, Path]) -> N
         "groups.csv",  # the newcomers by band of true strength
         "paired.csv",  # each arena's systems against its reference
         *pngs,
+        *svgs,
     }
     assert names == expected
     for name in pngs:
@@ -223,7 +229,10 @@ def test_saved_config_parses_back(small_runs: tuple[Path, Path, Path]) -> None:
     """config.toml is the resolved config: it parses back, with the seed set."""
     config, out, _ = small_runs
     saved = load_config(out / "config.toml")
-    assert saved == dataclasses.replace(load_config(config), seed=123, replicates=2)
+    expected = dataclasses.replace(load_config(config), seed=123, replicates=2)
+    # The saved config spells out every parameter of every system.
+    assert complete_config(saved) == complete_config(expected)
+    assert (out / "config.toml").read_text(encoding="utf-8") == complete_config(saved)
 
 
 def test_summary_csv_covers_both_arenas(small_runs: tuple[Path, Path, Path]) -> None:

@@ -39,6 +39,7 @@ from simulator.evaluation.report import (
     sweep_table,
     write_sweep_report,
 )
+from simulator.tasks.describe import complete_config
 from simulator.tasks.run import SweepResult, run, run_sweep, run_task
 
 #: Two variants x two values of Elo's K: four points. The variants differ only
@@ -582,7 +583,9 @@ def test_cli_sweep_writes_the_sweep_folder(
         assert (out / "points" / slug / "report.md").is_file()
         assert not list((out / "points" / slug).glob("*.png"))
     saved = parse_config((out / "config.toml").read_text(encoding="utf-8"))
-    assert saved == dataclasses.replace(parse_config(SWEEP), seed=3)
+    assert complete_config(saved) == complete_config(
+        dataclasses.replace(parse_config(SWEEP), seed=3)
+    )
     point = parse_config(
         (out / "points" / "wide-k_factor=40" / "config.toml").read_text(
             encoding="utf-8"
