@@ -101,25 +101,34 @@ _EPOCH = pd.Timestamp("1970-01-01")
 # --------------------------------------------------------------------------
 
 
+def _score(value: Any) -> float | None:
+    """One result as White's score; None if it is no result."""
+    if isinstance(value, str):
+        return parse_score(value)
+    if isinstance(value, bool) or not isinstance(
+        value, int | float | np.integer | np.floating
+    ):
+        return None
+    return float(value) if float(value) in (0.0, 0.5, 1.0) else None
+
+
 def _results(values: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """White's scores from 1/0.5/0 or their spellings ("1-0", "1/2-1/2", "0-1")."""
-    out = np.empty(len(values))
-    for i, value in enumerate(values.tolist()):
-        score: float | None
-        if isinstance(value, str):
-            score = parse_score(value)
-        elif isinstance(value, int | float | np.integer | np.floating) and not (
-            isinstance(value, bool)
-        ):
-            score = float(value) if float(value) in (0.0, 0.5, 1.0) else None
-        else:
-            score = None
-        if score is None:
-            raise ValueError(
-                f"The 'result' column of games must be 1, 0.5 or 0 (or '1-0', "
-                f"'1/2-1/2', '0-1'). Got {value!r} in row {i}."
-            )
-        out[i] = score
+    """White's scores from 1/0.5/0 or their spellings ("1-0", "1/2-1/2", "0-1").
+
+    Each distinct value is read once (a column holds a handful).
+    """
+    codes, uniques = pd.factorize(values, use_na_sentinel=True)
+    scores = np.array(
+        [_score(u) for u in uniques.tolist()] + [None], dtype=np.float64
+    )  # None -> NaN; the last entry is the missing value's (code -1)
+    out = scores[codes]
+    bad = np.isnan(out)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        raise ValueError(
+            f"The 'result' column of games must be 1, 0.5 or 0 (or '1-0', "
+            f"'1/2-1/2', '0-1'). Got {values.iloc[i]!r} in row {i}."
+        )
     return out
 
 
@@ -168,6 +177,11 @@ def _prepare(games: pd.DataFrame, batch_size: int = BATCH_SIZE) -> _Prepared:
         )
     if len(games) == 0:
         raise ValueError("The 'games' DataFrame has no games.")
+    for side in ("white", "black"):
+        missing_name = games[side].isna().to_numpy()
+        if missing_name.any():
+            i = int(np.flatnonzero(missing_name)[0])
+            raise ValueError(f"The {side!r} column of games has no name in row {i}.")
     day = _days(games["date"])
     score = _results(games["result"])
     order = np.argsort(day, kind="stable")

@@ -8,7 +8,10 @@ the rounds its schedule has for the day; every system of the arena sees the
 same games (common random numbers); per-game systems update after each round,
 period systems close their periods on their own calendars; the metrics
 recorder reads predictions before every round and ratings at every
-checkpoint. Memory is bounded by the players plus one period's games.
+checkpoint. Memory is bounded by the players plus one period's games, unless
+the config's ``[output]`` keeps the rating histories and per-game
+predictions (:class:`~simulator.evaluation.histories.HistoryRecorder`, fed
+from the same places; it draws no random number, so the run is the same).
 
 Within a round a player plays at most once, across all events of an arena, so
 updating a round at once equals updating its games one by one.

@@ -102,6 +102,9 @@ def test_rate_reads_every_spelling_and_sorts_by_date() -> None:
     [
         (lambda g: g.drop(columns="result"), "Missing: result"),
         (lambda g: g.assign(result=["1-0", "2", 0, 1]), "row 1"),
+        (lambda g: g.assign(result=[1, None, 0, 1]), "row 1"),
+        (lambda g: g.assign(result=[True, 1, 0, 1]), "row 0"),
+        (lambda g: g.assign(white=["Ann", None, "Ann", "Cy"]), "no name in row 1"),
         (lambda g: g.assign(date=["2024-01-01", None, "x", "y"]), "'date' column"),
         (lambda g: g.assign(black=["Ann", "Cy", "Cy", "Bob"]), "themself"),
         (lambda g: g.iloc[:0], "no games"),
