@@ -271,6 +271,11 @@ class Rated:
     metrics: pd.DataFrame
     replay: ReplayResult
 
+    @property
+    def calibration(self) -> pd.DataFrame:
+        """Expected against observed score by bin, per system (every game)."""
+        return self.replay.calibration
+
     def __repr__(self) -> str:
         r = self.replay
         span = f"{r.first_date}..{r.last_date}" if r.first_date else "no dates"

@@ -7,11 +7,11 @@ keeps nothing per game. Asked for (the ``[output]`` table of a config,
 
 * the **history**: each player's published rating in every system, with the
   player's true strength on the same day, read at the checkpoints
-  (``checkpoint_days`` apart, after the burn-in, where the world moves every
-  player to the day: docs/design.md, "Metrics"); a row is written only where
-  the rating changed since the player's previous row (a step function: the
-  rating holds until the next row), so a player who does not play adds
-  nothing;
+  (``checkpoint_days`` apart, after the burn-in: the days on which the
+  engine moves every player's true strength to the day); a row is written
+  only where the rating changed since the player's previous row (a step
+  function: the rating holds until the next row), so a player who does not
+  play adds nothing;
 * the **predictions**: every measured game (after the burn-in) with each
   system's pre-game expected score for White, the oracle's (the outcome
   model's true expectation), White's score and the pair type.
@@ -19,12 +19,14 @@ keeps nothing per game. Asked for (the ``[output]`` table of a config,
 The columns are named as the replay's (:mod:`simulator.tasks.replay`), which
 has player names where the simulator has indices and no true strength.
 
-Both are pandas DataFrames (:attr:`~simulator.evaluation.results.
-ReplicateResult.history` and ``.predictions``) and, in a results folder,
-Parquet files compressed with zstd (:func:`write_table`), dates stored as
-calendar dates (``date32``). Nothing is kept, and the run draws no other
-random numbers, when neither is asked for: the other tables are the same
-with or without them.
+Dates are the simulated calendar's: day 0 is the config's ``start_date``
+(default 2024-01-01), and a game played a fraction into a day (online
+rounds) is dated that day. Both tables are pandas DataFrames
+(:attr:`~simulator.evaluation.results.ReplicateResult.history` and
+``.predictions``) and, in a results folder, Parquet files compressed with
+zstd (:func:`write_table`), dates stored as calendar dates (``date32``).
+Keeping them draws no random number, so the run and its other tables are the
+same with or without them; nothing is kept when neither is asked for.
 
 Columns of the history: ``system``, ``player`` (index), ``date``, ``rating``,
 ``true_strength``, ``n_games`` (games played in the arena so far). Columns of
@@ -161,9 +163,18 @@ class HistoryRecorder:
         """One round's games and every system's pre-game expected score."""
         if not self.config.predictions:
             return
-        self._games.append((day, white, black, score, pairs))
+        # Copies: the caller may reuse its arrays for the next round.
+        self._games.append(
+            (
+                day,
+                np.array(white, dtype=np.int64),
+                np.array(black, dtype=np.int64),
+                np.array(score, dtype=np.float64),
+                np.array(pairs, dtype=np.int8),
+            )
+        )
         self._expected.append(np.stack([expected[s] for s in self.systems]))
-        self._true.append(np.asarray(true_expected, dtype=np.float64))
+        self._true.append(np.array(true_expected, dtype=np.float64))
 
     def history(self) -> pd.DataFrame:
         """The history table (module docstring); empty if not kept."""
