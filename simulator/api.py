@@ -54,7 +54,7 @@ from simulator.config import (
     load_config,
     parse_config,
 )
-from simulator.data.records import BATCH_SIZE, GameBatch, Players, parse_score
+from simulator.data.records import BATCH_SIZE
 from simulator.evaluation.plots import (
     plot_calibration,
     plot_error_vs_games,
@@ -64,8 +64,8 @@ from simulator.evaluation.plots import (
 )
 from simulator.evaluation.protocol import Window
 from simulator.systems import RatingSystem, make_system
-from simulator.systems._common import Games
 from simulator.systems.elo import logistic_expectation
+from simulator.tasks.frames import GAME_COLUMNS, prepare
 from simulator.tasks.replay import ReplayResult, labelled_systems, replay
 from simulator.tasks.replay.labels import SystemsSpec
 from simulator.tasks.run import RunResult, SweepResult, run, run_sweep
@@ -88,146 +88,8 @@ __all__ = [
     "tune",
 ]
 
-#: The columns :func:`rate` reads (``white_rating``/``black_rating`` too,
-#: where present: ratings the games carry, scored beside the systems).
-GAME_COLUMNS = ("white", "black", "result", "date")
 #: Figures of a summary where higher is better (:func:`tune` maximises them).
 HIGHER_IS_BETTER = frozenset({"spearman", "spearman_common", "accuracy"})
-_EPOCH = pd.Timestamp("1970-01-01")
-
-
-# --------------------------------------------------------------------------
-# A DataFrame of named games -> batches of the replay
-# --------------------------------------------------------------------------
-
-
-def _score(value: Any) -> float | None:
-    """One result as White's score; None if it is no result."""
-    if isinstance(value, str):
-        return parse_score(value)
-    if isinstance(value, bool) or not isinstance(
-        value, int | float | np.integer | np.floating
-    ):
-        return None
-    return float(value) if float(value) in (0.0, 0.5, 1.0) else None
-
-
-def _results(values: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """White's scores from 1/0.5/0 or their spellings ("1-0", "1/2-1/2", "0-1").
-
-    Each distinct value is read once (a column holds a handful).
-    """
-    codes, uniques = pd.factorize(values, use_na_sentinel=True)
-    scores = np.array(
-        [_score(u) for u in uniques.tolist()] + [None], dtype=np.float64
-    )  # None -> NaN; the last entry is the missing value's (code -1)
-    out = scores[codes]
-    bad = np.isnan(out)
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"The 'result' column of games must be 1, 0.5 or 0 (or '1-0', "
-            f"'1/2-1/2', '0-1'). Got {values.iloc[i]!r} in row {i}."
-        )
-    return out
-
-
-def _days(values: pd.Series) -> np.ndarray[Any, np.dtype[np.float64]]:
-    """Days since 1970-01-01 (UTC) of dates, date-times or ISO texts."""
-    try:
-        stamps = pd.to_datetime(values)
-    except (ValueError, TypeError) as exc:
-        raise ValueError(
-            f"The 'date' column of games must hold dates. {exc}".rstrip(".") + "."
-        ) from None
-    bad = stamps.isna().to_numpy()
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        raise ValueError(
-            f"The 'date' column of games must hold dates. Got "
-            f"{values.iloc[i]!r} in row {i}."
-        )
-    if getattr(stamps.dt, "tz", None) is not None:
-        stamps = stamps.dt.tz_convert("UTC").dt.tz_localize(None)
-    days = (stamps - _EPOCH) / pd.Timedelta(days=1)
-    return np.asarray(days, dtype=np.float64)
-
-
-@dataclass(frozen=True)
-class _Prepared:
-    """A games DataFrame as the replay reads it: batches and the names."""
-
-    batches: tuple[GameBatch, ...]
-    players: Players
-    n_games: int
-
-
-def _prepare(games: pd.DataFrame, batch_size: int = BATCH_SIZE) -> _Prepared:
-    """Check and convert a DataFrame of games, sorted by date (stably)."""
-    if not isinstance(games, pd.DataFrame):
-        raise ValueError(
-            f"The 'games' parameter must be a pandas DataFrame with columns "
-            f"{', '.join(GAME_COLUMNS)}. Got {type(games).__name__} instead."
-        )
-    missing = [c for c in GAME_COLUMNS if c not in games.columns]
-    if missing:
-        raise ValueError(
-            f"The 'games' DataFrame needs the columns {', '.join(GAME_COLUMNS)}. "
-            f"Missing: {', '.join(missing)}."
-        )
-    if len(games) == 0:
-        raise ValueError("The 'games' DataFrame has no games.")
-    for side in ("white", "black"):
-        missing_name = games[side].isna().to_numpy()
-        if missing_name.any():
-            i = int(np.flatnonzero(missing_name)[0])
-            raise ValueError(f"The {side!r} column of games has no name in row {i}.")
-    day = _days(games["date"])
-    score = _results(games["result"])
-    order = np.argsort(day, kind="stable")
-    white_names = games["white"].astype(str).to_numpy()[order]
-    black_names = games["black"].astype(str).to_numpy()[order]
-    same = np.flatnonzero(white_names == black_names)
-    if same.size:
-        raise ValueError(
-            f"A game pairs player {white_names[same[0]]!r} with themself "
-            f"(row {int(order[same[0]])} of games)."
-        )
-    # Indices in the order of first appearance, White before Black in each
-    # game: the readers' numbering (simulator.data.records.Players).
-    both = np.column_stack([white_names, black_names]).reshape(-1)
-    codes, names = pd.factorize(both, sort=False)
-    players = Players()
-    for name in names.tolist():
-        players.index_of(str(name))
-    white, black = codes[0::2].astype(np.intp), codes[1::2].astype(np.intp)
-    seen = np.maximum.accumulate(np.maximum(white, black)) + 1
-    ratings = {
-        side: (
-            pd.to_numeric(games[f"{side}_rating"], errors="coerce").to_numpy(
-                dtype=np.float64
-            )[order]
-            if f"{side}_rating" in games.columns
-            else np.full(len(games), np.nan)
-        )
-        for side in ("white", "black")
-    }
-    n = len(games)
-    batches = tuple(
-        GameBatch(
-            Games(
-                white[i : i + batch_size],
-                black[i : i + batch_size],
-                score[order][i : i + batch_size],
-                day=day[order][i : i + batch_size],
-            ),
-            ratings["white"][i : i + batch_size],
-            ratings["black"][i : i + batch_size],
-            int(seen[min(i + batch_size, n) - 1]),
-        )
-        for i in range(0, n, batch_size)
-    )
-    return _Prepared(batches, players, n)
 
 
 # --------------------------------------------------------------------------
@@ -351,7 +213,7 @@ def rate(
     1    Bob   1492.2   1484.7
     2     Cy   1508.0   1516.0
     """
-    prepared = _prepare(games, batch_size)
+    prepared = prepare(games, batch_size)
     result = replay(
         iter(prepared.batches),
         systems,
@@ -525,7 +387,7 @@ def _replay_objective(
     games: pd.DataFrame, name: str, metric: str, window: Window | None
 ) -> Callable[[dict[str, Any]], float]:
     """The metric of a walk-forward replay of ``games`` under given parameters."""
-    prepared = _prepare(games)
+    prepared = prepare(games)
 
     def value(values: dict[str, Any]) -> float:
         system = make_system(name, **values)
