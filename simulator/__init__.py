@@ -23,6 +23,7 @@ base (``_jit``,        nothing of ``simulator``
 ``engine``             base, systems, world, evaluation, config
 ``tasks/``             base, systems, world, evaluation, data, config, engine
 ``cli``, ``__main__``  everything above
+``api``                as ``tasks/``, and tasks (the notebook API)
 =====================  ==================================================
 """
 

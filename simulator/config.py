@@ -49,7 +49,7 @@ import numpy as np
 import tomli_w
 
 from simulator._validate import check_choice, check_interval
-from simulator.evaluation.settings import MetricsConfig
+from simulator.evaluation.settings import MetricsConfig, OutputConfig
 from simulator.systems import SYSTEMS, RatingSystem, make_system
 from simulator.world.events import EventsConfig, check_rounds
 from simulator.world.outcomes import CURVES, OutcomeModel
@@ -426,6 +426,8 @@ class RunConfig:
         The arenas.
     metrics : MetricsConfig
         Metric settings.
+    output : OutputConfig
+        Opt-in outputs (``[output]``): rating histories, per-game predictions.
     comparison : tuple of Comparison
         Cross-arena comparisons (``[[comparison]]`` tables): the conversion
         between two systems over the players active in both arenas.
@@ -451,6 +453,7 @@ class RunConfig:
     population: PopulationConfig = field(default_factory=PopulationConfig)
     arena: tuple[ArenaConfig, ...] = (ArenaConfig(),)
     metrics: MetricsConfig = field(default_factory=MetricsConfig)
+    output: OutputConfig = field(default_factory=OutputConfig)
     comparison: tuple[Comparison, ...] = ()
     variant: tuple[Variant, ...] = ()
     grid: tuple[GridAxis, ...] = ()

@@ -8,7 +8,10 @@ the rounds its schedule has for the day; every system of the arena sees the
 same games (common random numbers); per-game systems update after each round,
 period systems close their periods on their own calendars; the metrics
 recorder reads predictions before every round and ratings at every
-checkpoint. Memory is bounded by the players plus one period's games.
+checkpoint. Memory is bounded by the players plus one period's games, unless
+the config's ``[output]`` keeps the rating histories and per-game
+predictions (:class:`~simulator.evaluation.histories.HistoryRecorder`, fed
+from the same places; it draws no random number, so the run is the same).
 
 Within a round a player plays at most once, across all events of an arena, so
 updating a round at once equals updating its games one by one.
@@ -29,6 +32,7 @@ import pandas as pd
 
 from simulator.config import ArenaConfig, RunConfig, ScheduleConfig
 from simulator.evaluation.comparison import compare_ratings
+from simulator.evaluation.histories import HistoryRecorder
 from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.results import ReplicateResult
 from simulator.systems import RatingSystem
@@ -233,6 +237,10 @@ class _Arena:
             run.metrics,
             groups=groups,
             common_from=float(start + steady_from(run)),
+        )
+        # Opt-in per-player and per-game tables; None costs one test a round.
+        self.history = (
+            HistoryRecorder(self.labels, n, run.output) if run.output.any else None
         )
         self.games_played = np.zeros(n, dtype=np.intp)
         self.last_game = np.full(n, -np.inf)
@@ -504,12 +512,13 @@ class _Arena:
                 r.label: r.system.expected_score(r.state, white, black)
                 for r in self.rated
             }
-            self.recorder.record_games(
-                expected,
-                self.outcomes.expected_score(true_white, true_black),
-                score,
-                self._pair_types(both),
-            )
+            oracle = self.outcomes.expected_score(true_white, true_black)
+            pairs = self._pair_types(both)
+            self.recorder.record_games(expected, oracle, score, pairs)
+            if self.history is not None:
+                self.history.record_games(
+                    day, white, black, score, expected, oracle, pairs
+                )
         games = Games(
             white, black, score, np.full(white.size, float(day)), event, event_start
         )
@@ -567,15 +576,32 @@ class _Arena:
         """Hand the recorder every system's published ratings."""
         present = self.in_arena & active(population, day)
         recent = self.recent(population, day)
+        ratings = {r.label: r.system.rating(r.state) for r in self.rated}
+        if self.history is not None:
+            self.history.checkpoint(
+                day, ratings, population.true_strength, self.games_played, present
+            )
         self.recorder.checkpoint(
             float(day),
-            {r.label: r.system.rating(r.state) for r in self.rated},
+            ratings,
             population.true_strength,
             recent,
             self.games_played,
             self.newcomer,
             self.cohort & present,
         )
+
+
+def _result(arena: _Arena) -> ReplicateResult:
+    """The arena's tables, with its histories and predictions where kept."""
+    result = arena.recorder.result()
+    if arena.history is None:
+        return result
+    return dataclasses.replace(
+        result,
+        history=arena.history.history(),
+        predictions=arena.history.predictions(),
+    )
 
 
 def checkpoint_offsets(config: RunConfig) -> list[int]:
@@ -646,7 +672,7 @@ def run_replicate(
         if on_day is not None:
             on_day(i + 1)
     population = world.population
-    results = {a.config.name: a.recorder.result() for a in arenas}
+    results = {a.config.name: _result(a) for a in arenas}
     # Cross-arena comparisons on the last day, over players active in both.
     last = start + n_days - 1
     by_name = {a.config.name: a for a in arenas}

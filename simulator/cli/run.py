@@ -29,6 +29,8 @@ def _cmd_run(args: argparse.Namespace) -> int:
             figures=not args.no_figures,
             progress=not args.quiet,
             force=args.force,
+            histories=args.histories or None,
+            predictions=args.predictions or None,
         )
     except (OutFolderError, ClusterError) as exc:
         raise CliError(f"ratingsim run: error: {exc}") from None
@@ -60,6 +62,16 @@ def add_run(commands: Any) -> None:
         "--force",
         action="store_true",
         help="replace an existing results folder (once the new one is complete)",
+    )
+    run.add_argument(
+        "--histories",
+        action="store_true",
+        help="also write every player's rating history (history.parquet)",
+    )
+    run.add_argument(
+        "--predictions",
+        action="store_true",
+        help="also write every game's predictions (predictions.parquet)",
     )
     run.add_argument(
         "--dask",

@@ -8,6 +8,7 @@
     groups.csv  comparison.csv  bands.csv   where the run recorded them
     error_vs_games.png  rmse_over_time.png  calibration.png  offset_over_time.png
     config.toml  seed.txt  versions.json
+    history.parquet  predictions.parquet   where the config's ``[output]`` asks
 
 It takes one :class:`~simulator.evaluation.results.Summary` or a mapping of
 arena name to summary (an experiment with several arenas); with several arenas
@@ -29,7 +30,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pandas as pd
@@ -121,6 +122,7 @@ def write_report(
     force: bool = False,
     styles: Mapping[str, Style] | None = None,
     world: str = "",
+    extra: Callable[[Path], object] | None = None,
 ) -> Path:
     """Write a complete results folder, or nothing.
 
@@ -147,6 +149,9 @@ def write_report(
     force : bool, default False
         Replace an existing ``out_dir`` (moved aside, removed once the new
         folder is in place).
+    extra : callable, optional
+        Called with the temporary folder to write more files into it
+        (the opt-in histories and predictions).
     styles : mapping of str to Style, optional
         Each system's style by label (display name, colour, marker, line
         style); by default the registry's for labels that are registry names.
@@ -195,6 +200,8 @@ def write_report(
             encoding="utf-8",
         )
         _write_provenance(tmp, config_text, seed, versions)
+        if extra is not None:
+            extra(tmp)
     return out
 
 
@@ -281,6 +288,7 @@ def write_sweep_report(
     styles: Mapping[str, Style] | None = None,
     point_styles: Sequence[Mapping[str, Style] | None] | None = None,
     point_worlds: Sequence[str] | None = None,
+    point_extras: Sequence[Callable[[Path], object] | None] | None = None,
 ) -> Path:
     """Write a sweep's results folder, or nothing.
 
@@ -291,7 +299,8 @@ def write_sweep_report(
     results folder per point (see :func:`write_report`) under ``points/``.
     ``styles`` draws and names the systems in the sweep's table and figure;
     ``point_styles`` and ``point_worlds`` (one per point) are the points'
-    ``styles`` and ``world`` (by default ``styles`` and none).
+    ``styles`` and ``world`` (by default ``styles`` and none); ``point_extras``
+    (one per point, optional) as :func:`write_report`'s ``extra``.
     """
     out = Path(out_dir)
     command = reproduce or f"ratingsim run config.toml --seed {seed}"
@@ -320,13 +329,15 @@ def write_sweep_report(
         n = len(points)
         all_styles = point_styles if point_styles is not None else [styles] * n
         worlds = point_worlds if point_worlds is not None else [""] * n
-        for name, slug, arenas, point_text, point_style, world in zip(
+        extras = point_extras if point_extras is not None else [None] * n
+        for name, slug, arenas, point_text, point_style, world, extra in zip(
             points,
             _slugs(points),
             summaries,
             point_configs,
             all_styles,
             worlds,
+            extras,
             strict=True,
         ):
             if arenas is None:
@@ -342,5 +353,6 @@ def write_sweep_report(
                 reproduce=command,
                 styles=point_style,
                 world=world,
+                extra=extra,
             )
     return out

@@ -100,6 +100,10 @@ class ReplicateResult:
         aligned by the offset over those players), steady-state means
         like the summary's: a compressed scale shows as positive bias at the
         bottom and negative bias at the top.
+    history, predictions : pandas.DataFrame
+        Per-player rating histories and per-game predictions, kept only when
+        the run's ``[output]`` asks (:mod:`~simulator.evaluation.histories`);
+        empty otherwise.
     """
 
     summary: pd.DataFrame
@@ -112,6 +116,8 @@ class ReplicateResult:
     groups: pd.DataFrame = field(default_factory=pd.DataFrame)
     comparison: pd.DataFrame = field(default_factory=pd.DataFrame)
     bands: pd.DataFrame = field(default_factory=pd.DataFrame)
+    history: pd.DataFrame = field(default_factory=pd.DataFrame)
+    predictions: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         return _short_repr(self, "one replicate")

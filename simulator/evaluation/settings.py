@@ -3,6 +3,8 @@
 :class:`MetricsConfig` holds the settings of every metric of the simulator
 (docs/design.md, "Metrics"): the convergence thresholds, the calibration bins, the
 error-vs-games curve, the steady state and the bands of true strength.
+:class:`OutputConfig` says which per-player and per-game tables a run keeps
+besides (:mod:`~simulator.evaluation.histories`).
 :func:`threshold_name` names a threshold's columns; :data:`ORACLE` and
 :data:`COIN_FLIP` are the reference rows of the prediction table. The
 :class:`~simulator.evaluation.recorder.Recorder` reads them, and so do the
@@ -23,7 +25,7 @@ from simulator._validate import check_interval
 #: curve_bin_width``).
 MAX_CURVE_BINS = 100_000
 
-__all__ = ["COIN_FLIP", "ORACLE", "MetricsConfig", "threshold_name"]
+__all__ = ["COIN_FLIP", "ORACLE", "MetricsConfig", "OutputConfig", "threshold_name"]
 
 #: Row names of the two reference predictors in the prediction table.
 ORACLE = "oracle"
@@ -165,3 +167,40 @@ class MetricsConfig:
         if n_checkpoints <= 0:
             return 0
         return max(1, math.ceil(self.steady_fraction * n_checkpoints))
+
+
+@dataclass(frozen=True)
+class OutputConfig:
+    """What a run writes besides its tables (the ``[output]`` table of a config).
+
+    Parameters
+    ----------
+    histories : bool, default False
+        Keep every player's rating history beside their true strength
+        (``history.parquet``; ``ratingsim run --histories``).
+    predictions : bool, default False
+        Keep every measured game's predictions (``predictions.parquet``;
+        ``ratingsim run --predictions``).
+
+    Notes
+    -----
+    Both grow with the run (the predictions by one row per game and system),
+    unlike the rest of the results: off by default.
+    """
+
+    histories: bool = False
+    predictions: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("histories", "predictions"):
+            value = getattr(self, name)
+            if not isinstance(value, bool):
+                raise ValueError(
+                    f"The {name!r} parameter of OutputConfig must be true or false. "
+                    f"Got {value!r} instead."
+                )
+
+    @property
+    def any(self) -> bool:
+        """Whether anything is kept."""
+        return self.histories or self.predictions

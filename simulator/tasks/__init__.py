@@ -9,6 +9,8 @@
   ``rate.rating``, its table, CSV and JSON in ``rate.output``);
 - :mod:`~simulator.tasks.replay`: walk-forward replay of game records (the
   replay in ``replay.walk``, its text and JSON in ``replay.summary``).
+- :mod:`~simulator.tasks.frames`: a DataFrame of named games as the replay's
+  batches (for the notebook API, :mod:`simulator.api`).
 
 Imports: every layer below (base, systems, world, data, evaluation, config,
 engine), never :mod:`simulator.cli`.

@@ -27,12 +27,14 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from tqdm import tqdm
 
 from simulator import __version__
 from simulator._atomic import OutputError, check_output, claim
 from simulator.config import Point, RunConfig, expand
 from simulator.engine import run_replicate
+from simulator.evaluation.histories import gather, write_table
 from simulator.evaluation.results import ReplicateResult, Summary, combine
 
 __all__ = [
@@ -49,6 +51,7 @@ __all__ = [
     "run_one",
     "run_sweep",
     "run_task",
+    "write_outputs",
 ]
 
 
@@ -59,6 +62,41 @@ class RunResult:
     seed: int
     replicates: dict[str, tuple[ReplicateResult, ...]]
     summary: dict[str, Summary]
+
+    @property
+    def history(self) -> pd.DataFrame:
+        """Every replicate's rating histories (``[output] histories``), stacked.
+
+        Columns ``arena``, ``replicate``, then those of
+        :mod:`~simulator.evaluation.histories`; empty if not kept.
+        """
+        return gather({k: [r.history for r in v] for k, v in self.replicates.items()})
+
+    @property
+    def predictions(self) -> pd.DataFrame:
+        """Every replicate's per-game predictions (``[output] predictions``)."""
+        return gather(
+            {k: [r.predictions for r in v] for k, v in self.replicates.items()}
+        )
+
+    def __repr__(self) -> str:
+        arenas = ", ".join(self.summary)
+        n = max((len(v) for v in self.replicates.values()), default=0)
+        return f"RunResult(arenas {arenas}; {n} replicates; seed {self.seed})"
+
+
+def write_outputs(result: RunResult, folder: Path) -> list[str]:
+    """Write the kept histories and predictions as Parquet; the files written.
+
+    A table asked for is written even without a row (no measured game).
+    """
+    written = []
+    for name in ("history", "predictions"):
+        table: pd.DataFrame = getattr(result, name)
+        if len(table.columns):  # kept, if without a row
+            write_table(table, folder / f"{name}.parquet")
+            written.append(f"{name}.parquet")
+    return written
 
 
 @dataclass(frozen=True)
@@ -340,6 +378,13 @@ def versions() -> dict[str, str]:
     return out
 
 
+def _outputs(result: RunResult | None) -> Callable[[Path], object] | None:
+    """What writes a run's kept histories and predictions into its folder."""
+    if result is None:
+        return None
+    return lambda folder: write_outputs(result, folder)
+
+
 def run_experiment(
     config_file: str | None = None,
     *,
@@ -351,6 +396,8 @@ def run_experiment(
     figures: bool = True,
     progress: bool = True,
     force: bool = False,
+    histories: bool | None = None,
+    predictions: bool | None = None,
     show: Callable[[str], None] = print,
     say: Callable[[str], None] = _stderr,
 ) -> RunReport:
@@ -374,6 +421,9 @@ def run_experiment(
     force : bool
         Replace an existing ``out`` (``--force``); it is moved aside only
         once the new folder is complete.
+    histories, predictions : bool, optional
+        Override the config's ``[output]`` keys (``--histories``,
+        ``--predictions``): write ``history.parquet``, ``predictions.parquet``.
     show : callable
         Receives the summary table (default: standard output).
     say : callable
@@ -406,8 +456,18 @@ def run_experiment(
     if seed is None:
         seed = secrets.randbits(64)
     replicates = replicates if replicates is not None else config.replicates
+    output = dataclasses.replace(
+        config.output,
+        **{
+            k: v
+            for k, v in (("histories", histories), ("predictions", predictions))
+            if v is not None
+        },
+    )
     try:
-        config = dataclasses.replace(config, seed=seed, replicates=replicates)
+        config = dataclasses.replace(
+            config, seed=seed, replicates=replicates, output=output
+        )
     except ValueError as exc:  # --seed and --replicates, checked as the config's
         raise ConfigError(str(exc)) from None
     folder = Path(out) if out else Path("results") / f"run-{seed}"
@@ -462,6 +522,7 @@ def run_experiment(
                 point_configs=[complete_config(p.config) for p in sweep.points],
                 point_styles=[run_styles(p.config) for p in sweep.points],
                 point_worlds=[describe_world(p.config) for p in sweep.points],
+                point_extras=[_outputs(r) for r in sweep.results],
                 **common,
             )
         else:
@@ -476,7 +537,11 @@ def run_experiment(
                 return RunReport(seed, None, sweep.failures)
             show(format_summary_table(result.summary))
             path = write_report(
-                folder, result.summary, world=describe_world(config), **common
+                folder,
+                result.summary,
+                world=describe_world(config),
+                extra=_outputs(result),
+                **common,
             )
         for failure in sweep.failures:
             say(
