@@ -40,7 +40,7 @@ import dataclasses
 import math
 import tomllib
 import types
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Union, get_args, get_origin, get_type_hints
@@ -765,6 +765,34 @@ def _set_path(data: Any, key: str, value: Any) -> None:
                 node = node[part]
         else:
             raise ConfigError(f"Override '{key}': '{part}' is below a plain value.")
+
+
+def override_config(config: RunConfig, settings: Sequence[str]) -> RunConfig:
+    """``config`` with dotted-key settings ``KEY=VALUE`` applied (``--set``).
+
+    A value is TOML (``20000``, ``"flat"``, ``[1, 2]``, ``false``); the keys
+    are those of a ``[[variant]]``'s ``set``. The result is validated anew.
+
+    >>> c = override_config(default_config(), ["population.n_players=300"])
+    >>> c.population.n_players
+    300
+    """
+    data = _plain(config)
+    for setting in settings:
+        key, sep, text = setting.partition("=")
+        if not sep or not key.strip():
+            raise ConfigError(f"--set {setting!r}: not KEY=VALUE.")
+        try:
+            value = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            raise ConfigError(
+                f"--set {setting!r}: {text.strip()!r} is not a TOML value "
+                '(a string needs quotes: KEY="text").'
+            ) from None
+        _set_path(data, key.strip(), value)
+    result: RunConfig = _build(RunConfig, data, "")
+    expand(result)
+    return result
 
 
 @dataclass(frozen=True)

@@ -126,7 +126,6 @@ def add_convert(commands: Any) -> None:
         help="a Lichess rating as a FIDE rating and back, with the gap's causes",
         description=_DESCRIPTION,
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _configure(parser)
     parser.set_defaults(func=_cmd_convert)
@@ -145,11 +144,12 @@ def convert_main(argv: Sequence[str]) -> int:
         prog="ratingsim convert",
         description=_DESCRIPTION,
         epilog=_EPILOG,
-        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _configure(parser)
     try:
         return _answer(parser.parse_args(list(argv)))
+    except SystemExit as exc:  # --help
+        return int(exc.code or 0)
     except CliError as exc:
         print(exc, file=sys.stderr)
         return EXIT_USAGE

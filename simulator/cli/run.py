@@ -31,6 +31,7 @@ def _cmd_run(args: argparse.Namespace) -> int:
             force=args.force,
             histories=args.histories or None,
             predictions=args.predictions or None,
+            settings=args.set or (),
         )
     except (OutFolderError, ClusterError) as exc:
         raise CliError(f"ratingsim run: error: {exc}") from None
@@ -49,6 +50,15 @@ def add_run(commands: Any) -> None:
     )
     run.add_argument("config", nargs="?", help="a TOML config file")
     run.add_argument("--out", help="results folder (default results/run-SEED)")
+    run.add_argument(
+        "--set",
+        action="append",
+        metavar="KEY=VALUE",
+        help=(
+            "override a config key (dotted, as a variant's set; VALUE is TOML), "
+            "e.g. --set population.n_players=20000; repeatable"
+        ),
+    )
     run.add_argument(
         "--seed", type=_seed, help="root seed (default: the config's, else random)"
     )

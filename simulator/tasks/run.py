@@ -398,6 +398,7 @@ def run_experiment(
     force: bool = False,
     histories: bool | None = None,
     predictions: bool | None = None,
+    settings: Sequence[str] = (),
     show: Callable[[str], None] = print,
     say: Callable[[str], None] = _stderr,
 ) -> RunReport:
@@ -424,6 +425,10 @@ def run_experiment(
     histories, predictions : bool, optional
         Override the config's ``[output]`` keys (``--histories``,
         ``--predictions``): write ``history.parquet``, ``predictions.parquet``.
+    settings : sequence of str
+        ``KEY=VALUE`` overrides of the config (``--set``,
+        :func:`simulator.config.override_config`), e.g.
+        ``population.n_players=20000``.
     show : callable
         Receives the summary table (default: standard output).
     say : callable
@@ -439,7 +444,12 @@ def run_experiment(
         cannot be written (see :func:`simulator._atomic.check_output`);
         nothing is run.
     """
-    from simulator.config import ConfigError, default_config, load_config
+    from simulator.config import (
+        ConfigError,
+        default_config,
+        load_config,
+        override_config,
+    )
     from simulator.evaluation.formatting import (
         format_summary_table,
         format_sweep_table,
@@ -452,6 +462,8 @@ def run_experiment(
     from simulator.tasks.describe import complete_config, describe_world, run_styles
 
     config = default_config() if config_file is None else load_config(config_file)
+    if settings:
+        config = override_config(config, settings)
     seed = seed if seed is not None else config.seed
     if seed is None:
         seed = secrets.randbits(64)
