@@ -114,7 +114,7 @@ class FideHistory:
     >>> s = FideHistory()
     >>> [type(e).__name__ for _, e in s.eras]
     ['Fide', 'Fide', 'Fide']
-    >>> [e.floor for _, e in s.eras], [e.floor for _, e in FideHistory(floor=0).eras]
+    >>> [e.floor for _, e in s.eras], [float(e.floor) for _, e in FideHistory(floor=0).eras]
     ([1000.0, 1400.0, 1400.0], [0.0, 0.0, 0.0])
     """
 

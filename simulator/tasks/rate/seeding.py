@@ -14,8 +14,8 @@ else by name; a matched player takes from the list:
   for an adult, which FIDE gives under 30 games (B.02 8.3.1): then G is the
   period's games, at most 29;
 * the flag: an inactive player (``i``, ``wi``) is rated as any other (the
-  rating of an inactive player does not decay; docs/rules.md, FIDE Elo,
-  "Inactivity"), and counted in the assumptions.
+  rating of an inactive player does not decay; docs/rules.md,
+  Inactivity), and counted in the assumptions.
 
 Players not on the list keep the TRF's values and are listed as unmatched.
 """
