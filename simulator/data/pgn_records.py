@@ -346,25 +346,29 @@ def pgn_batches(
             counter.found[tagname] = tagvalue
             counter.tags[tagname] = counter.line
 
+    def take(found: dict[str, str], first: int, tags: dict[str, int] | None) -> bool:
+        """Filter, read and add one game's tags; whether the batch is full."""
+        if reason is not None:
+            why = reason(found)
+            if why is not None:
+                skipped.add(why)
+                return False
+        try:
+            fields = _pgn_game(found)
+        except _BadGame as exc:
+            batcher.fail(_tag_line(exc.tag, found, tags, first), exc.message)
+            return False
+        if batcher.add(first, *fields) and _IDS & found.keys():
+            _note_ids(players, found)
+        return bool(batcher.full())
+
     got: list[str] = []
     while True:
         if fast is not None and not counter.pending:
             for offset, found in fast.plain_games():
                 first = counter.line + offset
                 counter.line = fast.number
-                if reason is not None:
-                    why = reason(found)
-                    if why is not None:
-                        skipped.add(why)
-                        continue
-                try:
-                    fields = _pgn_game(found)
-                except _BadGame as exc:
-                    batcher.fail(_tag_line(exc.tag, found, None, first), exc.message)
-                    continue
-                if batcher.add(first, *fields) and _IDS & found.keys():
-                    _note_ids(players, found)
-                if batcher.full():
+                if take(found, first, None):
                     yield batcher.flush()
             if fast.at_end():
                 break
@@ -395,19 +399,7 @@ def pgn_batches(
             if malformed is not None:
                 batcher.fail(*malformed)
                 continue
-        if reason is not None:
-            why = reason(found)
-            if why is not None:
-                skipped.add(why)
-                continue
-        try:
-            fields = _pgn_game(found)
-        except _BadGame as exc:
-            batcher.fail(_tag_line(exc.tag, found, tags, first), exc.message)
-            continue
-        if batcher.add(first, *fields) and _IDS & found.keys():
-            _note_ids(players, found)
-        if batcher.full():
+        if take(found, first, tags):
             yield batcher.flush()
     if batcher.white:
         yield batcher.flush()

@@ -114,8 +114,10 @@ class FideHistory:
     >>> s = FideHistory()
     >>> [type(e).__name__ for _, e in s.eras]
     ['Fide', 'Fide', 'Fide']
-    >>> [e.floor for _, e in s.eras], [float(e.floor) for _, e in FideHistory(floor=0).eras]
-    ([1000.0, 1400.0, 1400.0], [0.0, 0.0, 0.0])
+    >>> [e.floor for _, e in s.eras]
+    [1000.0, 1400.0, 1400.0]
+    >>> [float(e.floor) for _, e in FideHistory(floor=0).eras]
+    [0.0, 0.0, 0.0]
     """
 
     rules_2024_from: str = "2024-03-01"
@@ -272,12 +274,12 @@ class FideHistory:
         return new._replace(list_rating=list_rating, list_k=list_k)
 
     def is_rated(self, state: ListState, players: ArrayLike) -> BoolArray:
-        """Whether ``players`` are on the list in force."""
-        return ~np.isnan(state.rating[np.asarray(players, dtype=np.intp)])
+        """Whether ``players`` are on the list in force (as every era has it)."""
+        return self.era(float(state.list_day[-1])).is_rated(state, players)
 
     def rating(self, state: ListState) -> FloatArray:
         """Published ratings on the list in force (NaN = unrated)."""
-        return state.rating.copy()
+        return self.era(float(state.list_day[-1])).rating(state)
 
 
 def _first_of_month(owner: str, name: str, value: Any) -> int:
