@@ -71,8 +71,9 @@ SYSTEM_STYLES: dict[str, Style] = {
     "elo": Style("Elo", "#E69F00", "X", ":"),
 }
 
-#: The variant palette's colours (Tol's muted scheme and grey): none is a
-#: registry colour.
+#: The variant palette's colours (Tol's muted scheme and its dark red): none
+#: is a registry colour, and none is grey, the colour of the other curves
+#: behind each panel.
 VARIANT_COLOURS = (
     "#332288",
     "#882255",
@@ -83,7 +84,7 @@ VARIANT_COLOURS = (
     "#88CCEE",
     "#CC6677",
     "#DDCC77",
-    "#777777",
+    "#661100",
 )
 _VARIANT_LINESTYLES = ("-", "--", "-.", ":")
 _VARIANT_MARKERS = ("o", "s", "^", "D", "v", "<", ">", "p")

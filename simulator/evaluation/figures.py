@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import math
 import re
+import textwrap
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -101,13 +102,20 @@ def _save(fig: Figure, folder: Path, stem: str) -> None:
     """The figure in every format, byte for byte the same on a rerun.
 
     No creation date in the files, and the SVG's element ids from a fixed salt.
+    The canvas grows to what is drawn, so that a legend right of the axes is
+    never cut off.
     """
     import matplotlib
 
     with matplotlib.rc_context({"svg.hashsalt": "ratingsim"}):
         for ext in FORMATS:
             metadata = {"Date": None} if ext == "svg" else {"Software": None}
-            fig.savefig(folder / f"{stem}.{ext}", dpi=_DPI, metadata=metadata)
+            fig.savefig(
+                folder / f"{stem}.{ext}",
+                dpi=_DPI,
+                metadata=metadata,
+                bbox_inches="tight",
+            )
 
 
 def _with(
@@ -144,7 +152,9 @@ def _error_vs_games(s: Summary, st: Mapping[str, Style], title: str) -> Figure:
             name
         )
         note = f" (= {st[same].name}: same curve)" if same else ""
-        ax.set_title(st[name].name + note, fontsize="medium", color=st[name].colour)
+        # A long label and its note would run into the next panel's title.
+        title = textwrap.fill(st[name].name + note, width=44)
+        ax.set_title(title, fontsize="medium", color=st[name].colour)
         legend = ax.get_legend()
         if legend is not None:
             legend.remove()

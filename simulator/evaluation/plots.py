@@ -37,6 +37,7 @@ from numpy.typing import NDArray
 from simulator._style import Style, default_styles
 
 __all__ = [
+    "BAND_SMOOTHING",
     "CURVE_MIN_PLAYERS",
     "coincident",
     "plot_calibration",
@@ -49,6 +50,8 @@ __all__ = [
 #: The error-vs-games curve stops where fewer newcomers (per replicate, on
 #: average) have played that many games: there the median is noise.
 CURVE_MIN_PLAYERS = 20
+#: Game counts over which a quartile band is smoothed (a running median).
+BAND_SMOOTHING = 5
 #: Markers per curve: about a dozen, whatever its length.
 _MARKS = 12
 _EPOCH = np.datetime64("1970-01-01", "D")
@@ -331,13 +334,21 @@ def plot_error_vs_games(
         ]
         x = c["games"].to_numpy(dtype=np.float64)
         curves[label] = (x, c["median_error"])
-        quartiles[label] = (c["q25"], c["q75"])
+        # The quartiles at single game counts jump with the few newcomers
+        # whose events end there; a running median over BAND_SMOOTHING counts
+        # shows the spread without a saw-tooth of spikes.
+        lo, hi = (
+            c[q].rolling(BAND_SMOOTHING, center=True, min_periods=1).median()
+            for q in ("q25", "q75")
+        )
+        quartiles[label] = (lo, hi)
     shade = len(labels) == 1 if bands is None else bands
     _curves(ax, curves, st, bands=quartiles if shade else None)
     ax.set_xlabel(f"Games played (while at least {min_players:g} newcomers have)")
     ax.set_ylabel("Median |rating - true - offset| (points)")
     ax.set_ylim(bottom=0)
-    legend_outside(ax, "median" + ("; band: quartiles" if shade else ""))
+    band = f"; band: quartiles (running median of {BAND_SMOOTHING})"
+    legend_outside(ax, "median" + (band if shade else ""))
     return ax
 
 

@@ -199,10 +199,7 @@ def describe_world(config: RunConfig) -> str:
             "",
         ]
     lines += ["Population (every key):", ""]
-    lines += _table(
-        [(f.name, _value(getattr(p, f.name))) for f in dataclasses.fields(p)],
-        ("key", "value"),
-    )
+    lines += _table(_flat_fields(p), ("key", "value"))
     lines.append("")
     lines += [
         "Every parameter of every system (defaults included; * where the config "
@@ -233,3 +230,19 @@ def describe_world(config: RunConfig) -> str:
                 "",
             ]
     return "\n".join(lines).rstrip() + "\n"
+
+
+def _flat_fields(obj: Any, prefix: str = "") -> list[tuple[str, str]]:
+    """``(dotted key, value)`` of a dataclass, nested tables spelled out.
+
+    The population's sub-tables (``entrants``, ``exits``, ...) are rows of
+    their own keys, as the config writes them (``entrants.arrival``).
+    """
+    rows: list[tuple[str, str]] = []
+    for f in dataclasses.fields(obj):
+        value = getattr(obj, f.name)
+        if dataclasses.is_dataclass(value) and not isinstance(value, type):
+            rows += _flat_fields(value, f"{prefix}{f.name}.")
+        else:
+            rows.append((f"{prefix}{f.name}", _value(value)))
+    return rows
