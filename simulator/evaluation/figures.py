@@ -153,8 +153,21 @@ def _error_vs_games(s: Summary, st: Mapping[str, Style], title: str) -> Figure:
         )
         note = f" (= {st[same].name}: same curve)" if same else ""
         # A long label and its note would run into the next panel's title.
-        title = textwrap.fill(st[name].name + note, width=44)
-        ax.set_title(title, fontsize="medium", color=st[name].colour)
+        heading = textwrap.fill(st[name].name + note, width=44)
+        ax.set_title(heading, fontsize="medium", color=st[name].colour)
+        own = c[c["system"] == name]["median_error"].to_numpy(dtype=np.float64)
+        if np.isfinite(own).sum() < own.size / 2:
+            # Not a hidden curve: the median newcomer has no rating to err with.
+            ax.text(
+                0.5,
+                0.92,
+                "the median newcomer is unrated\n(no error) at most game counts",
+                transform=ax.transAxes,
+                ha="center",
+                va="top",
+                fontsize="small",
+                color=st[name].colour,
+            )
         legend = ax.get_legend()
         if legend is not None:
             legend.remove()
