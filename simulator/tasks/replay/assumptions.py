@@ -14,6 +14,7 @@ from typing import Any
 
 from simulator.systems.classic import Classic
 from simulator.systems.fide import Fide
+from simulator.systems.lists.timeline import FideHistory
 from simulator.tasks.replay.log import (
     BELOW_FLOOR,
     ENTERED_UNRATED,
@@ -54,6 +55,11 @@ def _initial_rule(system: Any) -> str:
             f"the {type(system).__name__} initial-rating formula "
             f"('{system.initial}', at least {system.min_initial_games} games, no "
             "hypothetical opponents)"
+        )
+    if isinstance(system, FideHistory):
+        return (
+            "the rule of the era in force: the 2014 formula before "
+            f"{system.rules_2024_from}, FIDE 8.2 from then on"
         )
     return "its initial-rating rule"
 
@@ -125,16 +131,18 @@ def assumptions(
             out.append(f"New players enter the lists ({names}) {entry}.")
         for label, system, _, _ in listed:
             c = counts.get(label, {})
-            floor = float(getattr(system, "floor", 1400.0))
+            floor = getattr(system, "floor", 1400.0)
+            # fide-history's floor is its era's unless a parameter sets one.
+            under = "its era's floor" if floor is None else f"{float(floor):g}"
             out.append(
                 f"{label}: a player it does not rate is predicted "
                 f"{unrated_prediction_text(system)}; a first rating follows "
-                f"{_initial_rule(system)}; a new rating under {floor:g} leaves the "
+                f"{_initial_rule(system)}; a new rating under {under} leaves the "
                 "list (unrated again; FIDE 7.1.4) and a later first rating by the "
                 "same rule is a re-rating. In this replay: "
                 f"{c.get(ENTERED_UNRATED, 0)} entered unrated, "
                 f"{c.get(FIRST_RATING, 0)} first ratings, "
-                f"{c.get(BELOW_FLOOR, 0)} dropped below {floor:g}, "
+                f"{c.get(BELOW_FLOOR, 0)} dropped below {under}, "
                 f"{c.get(RE_RATED, 0)} re-rated (events in the history)."
             )
             rated_ever = (

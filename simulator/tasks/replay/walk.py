@@ -224,7 +224,9 @@ def _grow(
     k = seed.size
     system, state = track.system, track.state
     if isinstance(state, ListState):
-        floor = float(getattr(system, "floor", -np.inf))
+        # fide-history's floor is None (its era's): its new_state applies it.
+        given = getattr(system, "floor", None)
+        floor = -np.inf if given is None else float(given)
         with np.errstate(invalid="ignore"):
             rating = np.where(seed >= floor, seed, np.nan)
         fresh = system.new_state(

@@ -144,3 +144,17 @@ def test_classic_before_switches_from_quarterly_lists() -> None:
 def test_bad_parameters_name_the_field(params: dict[str, object], field: str) -> None:
     with pytest.raises(ValueError, match=field):
         make_system("fide-history", **params)
+
+
+def test_replay_takes_the_timeline(capsys: pytest.CaptureFixture[str]) -> None:
+    """``replay --systems fide-history`` rates real games and says which floor."""
+    from pathlib import Path
+
+    from simulator.cli import main
+
+    trf = Path(__file__).parents[2] / "data" / "swiss-madrid-2018.trf"
+    code = main(["replay", str(trf), "--systems", "fide-history,fide", "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "fide-history: a player it does not rate" in out
+    assert "under its era's floor" in out and "the 2014 formula before" in out
