@@ -198,7 +198,13 @@ def _headline_rows(summary: Summary) -> tuple[list[str], list[list[str]]]:
             "log loss, all",
             "offset",
         ]
-        return header, _system_rows(summary, [stem], _HEADLINE_COMMON)
+        columns = _HEADLINE_COMMON
+        drift = summary.summary.get("drift_per_year")
+        if drift is not None and drift.notna().any():
+            # The drift of the fixed cohort: what a deflation study asks.
+            header.append("cohort drift / yr")
+            columns = (*columns, ("drift_per_year", 2, True))
+        return header, _system_rows(summary, [stem], columns)
     header = [
         "system",
         f"{stem.upper()} median (games)",
@@ -219,7 +225,8 @@ def format_summary_table(summary: Summary | Mapping[str, Summary]) -> str:
     removing the offset, over the players every system rates (common) and
     over the system's own; the log loss of the system's predictions between
     players every system rates and over all games; the offset
-    ``mean(rating - true)``. A summary without the common support's columns
+    ``mean(rating - true)``; where it was measured, the fixed cohort's drift
+    in points a year. A summary without the common support's columns
     gets the RMSE, the log loss and its excess over the oracle's instead.
     ``±`` gives the half-width of the confidence interval across replicates
     (absent with one replicate).

@@ -53,3 +53,15 @@ def test_summary_table_puts_the_common_support_first(summary: Summary) -> None:
     plain = summary.summary.drop(columns=["rmse_common", "log_loss_common"])
     without = format_summary_table(Summary(**{**summary.__dict__, "summary": plain}))
     assert "excess over oracle" in without.splitlines()[1]
+
+
+def test_summary_table_shows_the_cohort_drift(summary: Summary) -> None:
+    """Where the cohort's drift was measured, the terminal table shows it."""
+    table = summary.summary.copy()
+    table["drift_per_year"] = -4.25
+    text = format_summary_table(Summary(**{**summary.__dict__, "summary": table}))
+    assert "cohort drift / yr" in text.splitlines()[1]
+    assert "-4.25" in text
+    table["drift_per_year"] = float("nan")
+    text = format_summary_table(Summary(**{**summary.__dict__, "summary": table}))
+    assert "drift" not in text.splitlines()[1]
