@@ -279,6 +279,16 @@ class ArenaConfig:
         Who plays when.
     seeding : SeedingConfig
         The initial pool's ratings.
+    strength_offset_sd : float, default 0
+        A player's true strength in this arena is their strength plus a
+        personal offset, normal with this SD, drawn once per player from a
+        stream of its own (how much better or worse they are at this form of
+        chess than the population's strength says; docs/world.md,
+        "Lichess-FIDE conversions"). 0: one strength for every arena. The
+        offset moves the results, the seeded ratings, pairing by the truth
+        and the truth every accuracy figure of the arena is measured
+        against; participation and probe levels follow the base strength.
+        Unit: rating points.
     """
 
     name: str = "otb"
@@ -289,8 +299,12 @@ class ArenaConfig:
     curve: str = ""
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     seeding: SeedingConfig = field(default_factory=SeedingConfig)
+    strength_offset_sd: float = 0.0
 
     def __post_init__(self) -> None:
+        check_interval(
+            "ArenaConfig", "strength_offset_sd", self.strength_offset_sd, 0, 1000
+        )
         if not self.systems:
             raise ValueError("An arena needs at least one system. Got none.")
         labels = [s.label for s in self.systems]

@@ -146,6 +146,7 @@ def _seed_states(
     in_arena: np.ndarray[Any, Any],
     start: int,
     rng: np.random.Generator,
+    offset: FloatArray | float = 0.0,
 ) -> list[_Rated]:
     """Each system's first state: the initial pool established, newcomers new."""
     n = population.n_players
@@ -156,7 +157,8 @@ def _seed_states(
     if arena.seeding.source == "flat":
         rating = np.where(seeded, arena.seeding.flat_rating, np.nan)
     else:
-        rating = np.where(seeded, np.rint(population.true_strength + noise), np.nan)
+        truth = population.true_strength + offset
+        rating = np.where(seeded, np.rint(truth + noise), np.nan)
     offsets = population.config.federations.rating_offsets
     if any(offsets):
         # A federation's list sits off its players' strengths (world.federations).
@@ -203,6 +205,7 @@ class _Arena:
         population: Population,
         start: int,
         rng: np.random.Generator,
+        index: int = 0,
     ) -> None:
         self.config = config
         self.first_day = start
@@ -218,7 +221,19 @@ class _Arena:
         self.in_arena = (
             np.ones(n, dtype=bool) if np.all(chance >= 1.0) else rng.random(n) < chance
         )
-        self.rated = _seed_states(config, population, self.in_arena, start, rng)
+        # The arena's own strengths (``strength_offset_sd``): drawn from a
+        # jumped copy of the stream, so that the replicate's own draws are
+        # the same with and without them.
+        self.offset: FloatArray | float = 0.0
+        if config.strength_offset_sd > 0:
+            jumped = getattr(rng.bit_generator, "jumped", None)
+            if jumped is None:  # PCG64, numpy's default, jumps
+                raise TypeError("strength_offset_sd needs a jumpable bit generator")
+            own = np.random.Generator(jumped(index + 1))
+            self.offset = own.normal(0.0, config.strength_offset_sd, n)
+        self.rated = _seed_states(
+            config, population, self.in_arena, start, rng, self.offset
+        )
         self.labels = [r.label for r in self.rated]
         probe = population.kind == PlayerKind.PROBE
         groups = {
@@ -278,7 +293,7 @@ class _Arena:
     ) -> FloatArray:
         """The arena's designated rating of ``players`` (NaN = unrated)."""
         if self.pairing_index is None:
-            return world.strength(players, day, rng)
+            return self.truth(world.strength(players, day, rng), players)
         rated = self.rated[self.pairing_index]
         return rated.system.rating(rated.state)[players]
 
@@ -504,7 +519,7 @@ class _Arena:
         """
         n = white.shape[0]
         both = np.concatenate([white, black])
-        true = world.strength(both, today, rng)
+        true = self.truth(world.strength(both, today, rng), both)
         true_white, true_black = true[:n], true[n:]
         score = self.outcomes.sample(true_white, true_black, rng)
         if today >= self.measure_from:
@@ -572,19 +587,26 @@ class _Arena:
         rated = self.rated[self.labels.index(label)]
         return rated.system.rating(rated.state)
 
+    def truth(
+        self, strength: FloatArray, players: IntArray | None = None
+    ) -> FloatArray:
+        """True strengths in this arena: the population's plus the offsets."""
+        if isinstance(self.offset, float):
+            return strength
+        return strength + (self.offset if players is None else self.offset[players])
+
     def checkpoint(self, population: Population, day: int) -> None:
         """Hand the recorder every system's published ratings."""
         present = self.in_arena & active(population, day)
+        truth = self.truth(population.true_strength)
         recent = self.recent(population, day)
         ratings = {r.label: r.system.rating(r.state) for r in self.rated}
         if self.history is not None:
-            self.history.checkpoint(
-                day, ratings, population.true_strength, self.games_played, present
-            )
+            self.history.checkpoint(day, ratings, truth, self.games_played, present)
         self.recorder.checkpoint(
             float(day),
             ratings,
-            population.true_strength,
+            truth,
             recent,
             self.games_played,
             self.newcomer,
@@ -657,7 +679,9 @@ def run_replicate(
     n_days = round(config.years * DAYS_PER_YEAR)
     checkpoints = set(checkpoint_offsets(config))
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
-    arenas = [_Arena(a, config, population, start, rng) for a in config.arena]
+    arenas = [
+        _Arena(a, config, population, start, rng, i) for i, a in enumerate(config.arena)
+    ]
     world = _World(population)
     for i in range(n_days):
         day = start + i
