@@ -57,6 +57,8 @@ import time  # noqa: E402
 from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
+from _proc import load_average, peak_kb  # noqa: E402
+
 HERE = Path(__file__).resolve().parent
 # The package beside this file, whatever is installed.
 sys.path.insert(0, str(HERE.parent))
@@ -64,18 +66,6 @@ SYSTEMS = "fide,glicko2,lichess,elo"
 N_PLAYERS = 200_000
 TARGET_SECONDS_10M = 600.0
 FLAT = 1.25
-
-
-def _peak_kb() -> int | None:
-    """Peak RSS of this process in kB (Linux ``VmHWM``; see run.py's note)."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
 
 
 def generate(path: Path, n_games: int) -> float:
@@ -132,7 +122,7 @@ def _child(spec: dict[str, Any]) -> None:
             raise SystemExit(f"replay failed: exit {code}")
         n = json.loads(text.getvalue())["n_games"]
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
-    print("RESULT " + json.dumps({"n": n, "wall": wall, "cpu": cpu, "kb": _peak_kb()}))
+    print("RESULT " + json.dumps({"n": n, "wall": wall, "cpu": cpu, "kb": peak_kb()}))
 
 
 def measure(path: Path, kind: str) -> dict[str, Any]:
@@ -152,10 +142,6 @@ def measure(path: Path, kind: str) -> dict[str, Any]:
     return out
 
 
-def _load() -> str:
-    return " ".join(f"{x:.2f}" for x in os.getloadavg())
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", type=int, action="append", help="games (repeat)")
@@ -171,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(HERE))
     from run import machine_info  # the harness's own machine section
 
-    start_load = _load()
+    start_load = load_average()
     tmp = None
     if args.data_dir is None:
         tmp = tempfile.TemporaryDirectory(prefix="lichess-bench-")
@@ -217,7 +203,7 @@ def _markdown(
         "# Lichess-style replay benchmark",
         "",
         f"Command: `python benchmarks/lichess_replay.py {' '.join(argv)}`".rstrip(),
-        f"Load average at start: {start_load}; at end: {_load()}.",
+        f"Load average at start: {start_load}; at end: {load_average()}.",
         "",
         "| games | file (MB) | generated (s) | decompress (s) | read (s) | replay "
         "wall (s) | replay CPU (s) | games/s | ratio to decompress | peak RSS "

@@ -66,6 +66,7 @@ from pathlib import Path  # noqa: E402
 from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
+from _proc import load_average, peak_kb  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -117,11 +118,6 @@ def _best_of(fn: Callable[[], Any], repeat: int) -> float:
 
 def _fmt_rate(games_per_s: float) -> str:
     return f"{games_per_s / 1e6:.2f} M games/s"
-
-
-def _load() -> str:
-    one, five, fifteen = os.getloadavg()
-    return f"{one:.2f} {five:.2f} {fifteen:.2f}"
 
 
 # --- machine ------------------------------------------------------------------
@@ -735,7 +731,7 @@ def _child_main(spec: dict[str, Any]) -> None:
         "days": n_days,
         "n_total": pop.n_players,
         "parts": parts,
-        "own_peak_kb": _own_peak_kb(),
+        "own_peak_kb": peak_kb(),
     }
     if profile is not None:
         buf = io.StringIO()
@@ -749,30 +745,10 @@ def _child_main(spec: dict[str, Any]) -> None:
     print("RESULT " + json.dumps(out), flush=True)
 
 
-def _own_peak_kb() -> int | None:
-    """Peak resident memory of the running program, in kB, since its exec.
-
-    Linux's ``VmHWM``, the high-water mark of the process's current memory
-    map, which ``exec`` makes new. ``ru_maxrss`` (from ``getrusage`` or
-    ``wait4``) will not do for a child: Linux carries over into it the peak
-    of the memory the child had before ``exec``, the parent's (a child
-    running ``python -c pass`` from a parent that had touched 1 GB reports
-    981 MB). None where ``/proc`` has no such line.
-    """
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("VmHWM:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return None
-
-
 def _run_child(spec: dict[str, Any]) -> dict[str, Any]:
     """Run :func:`_child_main` in a fresh process; add its peak RSS.
 
-    The peak is the child's own (:func:`_own_peak_kb`); where the system
+    The peak is the child's own (:func:`_proc.peak_kb`); where the system
     does not give it, ``wait4``'s, which is at least the parent's peak.
     """
     with tempfile.TemporaryFile("w+") as log:
@@ -877,7 +853,7 @@ def end_to_end(quick: bool, horizon: float | None, big_days: int | None) -> Outc
         Row(
             "end-to-end",
             label,
-            f"{seconds:,.1f} s ({games / seconds:,.0f} games/s); load {_load()}",
+            f"{seconds:,.1f} s ({games / seconds:,.0f} games/s); load {load_average()}",
             value=seconds,
             unit="s",
         )
@@ -1047,7 +1023,7 @@ def scaling(quick: bool) -> Outcome:
     load: dict[int, str] = {}
     results = {}
     for jobs in (1, 2):
-        load[jobs] = _load()
+        load[jobs] = load_average()
         c0, t0 = _cpu_seconds(), time.perf_counter()
         results[jobs] = run(config, seed=11, jobs=jobs, progress=False)
         wall[jobs] = time.perf_counter() - t0
@@ -1145,7 +1121,7 @@ def main(argv: list[str] | None = None) -> int:
     meta = {
         "command": "python benchmarks/run.py " + " ".join(sys.argv[1:]),
         "started (UTC)": stamp,
-        "load average at start (1/5/15 min)": _load(),
+        "load average at start (1/5/15 min)": load_average(),
         "mode": "quick (smoke run, shrunk sizes)" if args.quick else "full",
     }
     info = machine_info()
@@ -1153,7 +1129,9 @@ def main(argv: list[str] | None = None) -> int:
     sections: list[tuple[str, str]] = []
     t_all = time.perf_counter()
     for name in chosen:
-        print(f"[{name}] running (load {_load()}) ...", file=sys.stderr, flush=True)
+        print(
+            f"[{name}] running (load {load_average()}) ...", file=sys.stderr, flush=True
+        )
         t0 = time.perf_counter()
         if name == "end-to-end":
             outcome = end_to_end(args.quick, args.horizon, args.big_days)
@@ -1172,7 +1150,7 @@ def main(argv: list[str] | None = None) -> int:
             flush=True,
         )
     meta["total time"] = f"{time.perf_counter() - t_all:.0f} s"
-    meta["load average at end (1/5/15 min)"] = _load()
+    meta["load average at end (1/5/15 min)"] = load_average()
 
     text = _markdown(rows, sections, info, meta)
     out = args.out
