@@ -1,4 +1,4 @@
-"""The command line's parser and its one-line errors, without the rest of the CLI.
+"""The command line's parser, its one-line errors and the option types it needs first.
 
 Light on purpose (argparse only), so that ``ratingsim convert`` can parse and
 fail in one line before anything else is imported.
@@ -11,7 +11,14 @@ import re
 import textwrap
 from typing import Any, NoReturn
 
-__all__ = ["EXIT_USAGE", "CliError", "HelpFormatter", "_Parser"]
+__all__ = [
+    "EXIT_USAGE",
+    "CliError",
+    "HelpFormatter",
+    "_Parser",
+    "_count_positive",
+    "_seed",
+]
 
 #: Exit code for bad input (argparse's own).
 EXIT_USAGE = 2
@@ -73,3 +80,25 @@ class _Parser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         """Raise :class:`CliError` instead of printing the usage and exiting."""
         raise CliError(f"{self.prog}: error: {message}")
+
+
+def _seed(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"the seed {text!r} must be a whole number"
+        ) from None
+    if not 0 <= value < 2**128:
+        raise argparse.ArgumentTypeError(f"the seed {text!r} must lie in [0, 2**128)")
+    return value
+
+
+def _count_positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
+    return value

@@ -12,7 +12,12 @@ import argparse
 import datetime as dt
 import math
 
-from simulator.cli._parser import EXIT_USAGE, CliError, HelpFormatter, _Parser
+from simulator.cli._parser import (
+    EXIT_USAGE,
+    CliError,
+    HelpFormatter,
+    _Parser,
+)
 from simulator.systems import SYSTEMS
 from simulator.tasks.calc_types import CalcError, GameInput
 from simulator.tasks.calc_types import number as _number
@@ -117,28 +122,6 @@ def _cap(text: str) -> float:
     if text.lower() == "none":
         return math.inf
     return _positive(text)
-
-
-def _seed(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"the seed {text!r} must be a whole number"
-        ) from None
-    if not 0 <= value < 2**128:
-        raise argparse.ArgumentTypeError(f"the seed {text!r} must lie in [0, 2**128)")
-    return value
-
-
-def _count_positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} must be a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} must be at least 1")
-    return value
 
 
 def _games_played(text: str) -> tuple[int, int]:

@@ -16,7 +16,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
-from simulator.cli._parser import EXIT_USAGE, CliError, _Parser
+from simulator.cli._parser import EXIT_USAGE, CliError, _count_positive, _Parser, _seed
 from simulator.tasks.convert import TableError, convert, format_conversion, load_table
 
 __all__ = ["add_convert", "convert_main"]
@@ -63,9 +63,11 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--build", metavar="CONFIG", help="run the conversion experiment CONFIG"
     )
     parser.add_argument("--table-out", help="with --build: where to write the table")
-    parser.add_argument("--seed", type=int, help="with --build: the root seed")
-    parser.add_argument("--replicates", type=int, help="with --build: replicates")
-    parser.add_argument("--jobs", type=int, help="with --build: processes")
+    parser.add_argument("--seed", type=_seed, help="with --build: the root seed")
+    parser.add_argument(
+        "--replicates", type=_count_positive, help="with --build: replicates"
+    )
+    parser.add_argument("--jobs", type=_count_positive, help="with --build: processes")
     parser.add_argument("--force", action="store_true", help="replace --table-out")
 
 

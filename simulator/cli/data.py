@@ -13,10 +13,10 @@ import sys
 from typing import Any
 
 from simulator._atomic import OutputError, atomic_file, check_output
+from simulator.cli._parser import _count_positive
 from simulator.cli._values import (
     CliError,
     _count,
-    _count_positive,
     _date,
     _games_played,
     _start_rating,

@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from simulator.cli._values import CliError, _count_positive, _seed
+from simulator.cli._parser import CliError, _count_positive, _seed
 
 __all__ = ["add_run"]
 

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from simulator._atomic import atomic_file
-from simulator.cli._values import _count_positive, _seed
+from simulator.cli._parser import _count_positive, _seed
 
 __all__ = ["add_world", "markdown"]
 

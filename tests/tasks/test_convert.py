@@ -129,6 +129,8 @@ def test_directions_are_consistent(table_file: Path) -> None:
         (["lichess-blitz", "50"], "outside what the table covers"),
         (["lichess-blitz", "1800", "--to", "lichess-blitz"], "does not convert"),
         (["lichess-blitz"], "give a pool and a rating"),
+        (["--build", "c.toml", "--seed", "-1"], "must lie in [0, 2**128)"),
+        (["--build", "c.toml", "--replicates", "0"], "must be at least 1"),
     ],
 )
 def test_bad_queries_are_one_line_errors(
