@@ -52,12 +52,9 @@ _LAZY = {
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``ratingsim`` with ``argv`` (default ``sys.argv[1:]``).
 
-    Returns
-    -------
-    int
-        The exit code: 0, or 2 for bad input (one line on stderr, no
-        traceback), 128 + the signal for SIGINT, SIGTERM or SIGHUP during a
-        write (nothing written). A real bug keeps its traceback (exit 1).
+    ``convert`` answers here, through :func:`simulator.cli.convert.convert_main`,
+    without loading the simulation stack; every other command goes to
+    :func:`simulator.cli.commands.main`, which documents the exit codes.
     """
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["convert"]:

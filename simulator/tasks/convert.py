@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -89,23 +89,13 @@ class Conversion:
 
     def as_dict(self) -> dict[str, Any]:
         """The conversion as plain data, for ``--json``."""
-
-        def one(p: Part) -> dict[str, Any]:
-            return {
-                "name": p.name,
-                "label": p.label,
-                "estimate": p.estimate,
-                "lo": p.lo,
-                "hi": p.hi,
-            }
-
         return {
             "source": self.source,
             "target": self.target,
             "rating": self.rating,
-            "expected": one(self.expected),
-            "gap": one(self.gap),
-            "parts": [one(p) for p in self.parts],
+            "expected": asdict(self.expected),
+            "gap": asdict(self.gap),
+            "parts": [asdict(p) for p in self.parts],
             "confidence": self.confidence,
             "table": self.source_note,
         }
