@@ -74,6 +74,19 @@ __all__ = [
     "parse_config",
 ]
 
+#: The SD of a player's online strength about their OTB strength (rating
+#: points): the default ``strength_offset_sd`` of an online arena on the
+#: population's strength. Calibrated so that the correlation of FIDE and
+#: Lichess blitz ratings in the conversion experiment is near the published
+#: 0.861 (docs/world.md, "One player, several strengths").
+ONLINE_OFFSET_SD = 110.0
+#: The SD of a player's strength at one online speed about their strength at
+#: the speed it builds on (rating points): the default ``strength_offset_sd``
+#: of an online arena with a ``strength_from``. Our assumption, short of the
+#: about 300 that the published correlation of a player's classical and
+#: blitz ratings (0.778, not reviewed) would need (docs/world.md, "One
+#: player, several strengths").
+SPEED_OFFSET_SD = 200.0
 #: The systems of the default comparison, in report order.
 DEFAULT_SYSTEMS = (
     "fide",
@@ -279,16 +292,23 @@ class ArenaConfig:
         Who plays when.
     seeding : SeedingConfig
         The initial pool's ratings.
-    strength_offset_sd : float, default 0
-        A player's true strength in this arena is their strength plus a
-        personal offset, normal with this SD, drawn once per player from a
-        stream of its own (how much better or worse they are at this form of
-        chess than the population's strength says; docs/world.md,
-        "Lichess-FIDE conversions"). 0: one strength for every arena. The
-        offset moves the results, the seeded ratings, pairing by the truth
-        and the truth every accuracy figure of the arena is measured
-        against; participation and probe levels follow the base strength.
-        Unit: rating points.
+    strength_from : str, default ""
+        The name of an earlier arena whose strengths this arena's build on
+        (e.g. Lichess rapid on Lichess blitz: one online strength, and each
+        speed's own part on top); ``""``: the population's strength.
+    strength_offset_sd : float, optional
+        A player's true strength in this arena is the strength it builds on
+        (``strength_from``) plus a personal offset, normal with this SD,
+        drawn once per player from a stream of its own (how much better or
+        worse they are at this form of chess; docs/world.md, "One player,
+        several strengths"). 0: the same strength. By default (filled in
+        when the config is built, as ``curve`` is) 0 for an ``"otb"`` arena,
+        :data:`ONLINE_OFFSET_SD` for an ``"online"`` arena on the
+        population's strength and :data:`SPEED_OFFSET_SD` for an online
+        arena built on another. The offset moves the results, the seeded
+        ratings, pairing by the truth and the truth every accuracy figure of
+        the arena is measured against; participation and probe levels follow
+        the population's strength. Unit: rating points.
     """
 
     name: str = "otb"
@@ -299,12 +319,24 @@ class ArenaConfig:
     curve: str = ""
     schedule: ScheduleConfig = field(default_factory=ScheduleConfig)
     seeding: SeedingConfig = field(default_factory=SeedingConfig)
-    strength_offset_sd: float = 0.0
+    strength_from: str = ""
+    strength_offset_sd: float | None = None
 
     def __post_init__(self) -> None:
+        check_choice("ArenaConfig", "outcomes", self.outcomes, ("otb", "online"))
+        if self.strength_offset_sd is None:
+            sd = 0.0
+            if self.outcomes == "online":
+                sd = SPEED_OFFSET_SD if self.strength_from else ONLINE_OFFSET_SD
+            object.__setattr__(self, "strength_offset_sd", sd)
         check_interval(
             "ArenaConfig", "strength_offset_sd", self.strength_offset_sd, 0, 1000
         )
+        if self.strength_from == self.name:
+            raise ValueError(
+                f"ArenaConfig.strength_from names the arena itself ({self.name!r}); "
+                "it must name an earlier arena, or be empty for the population's."
+            )
         if not self.systems:
             raise ValueError("An arena needs at least one system. Got none.")
         labels = [s.label for s in self.systems]
@@ -319,7 +351,6 @@ class ArenaConfig:
         if not self.reference:
             object.__setattr__(self, "reference", labels[0])
         check_choice("ArenaConfig", "reference", self.reference, tuple(labels))
-        check_choice("ArenaConfig", "outcomes", self.outcomes, ("otb", "online"))
         if self.curve == "":
             default = "fitted" if self.outcomes == "otb" else "logistic"
             object.__setattr__(self, "curve", default)
@@ -523,6 +554,13 @@ class RunConfig:
         names = [a.name for a in self.arena]
         if len(set(names)) != len(names):
             raise ValueError(f"Arena names must be unique. Got {names}.")
+        for i, a in enumerate(self.arena):
+            if a.strength_from and a.strength_from not in names[:i]:
+                raise ValueError(
+                    f"ArenaConfig.strength_from of arena {a.name!r} is "
+                    f"{a.strength_from!r}, which is no earlier arena "
+                    f"({', '.join(map(repr, names[:i])) or 'none'})."
+                )
         known = {f"{a.name}/{s.label}" for a in self.arena for s in a.systems}
         for c in self.comparison:
             for ref in (c.x, c.y):

@@ -206,6 +206,7 @@ class _Arena:
         start: int,
         rng: np.random.Generator,
         index: int = 0,
+        base_offset: FloatArray | float = 0.0,
     ) -> None:
         self.config = config
         self.first_day = start
@@ -221,16 +222,18 @@ class _Arena:
         self.in_arena = (
             np.ones(n, dtype=bool) if np.all(chance >= 1.0) else rng.random(n) < chance
         )
-        # The arena's own strengths (``strength_offset_sd``): drawn from a
-        # jumped copy of the stream, so that the replicate's own draws are
-        # the same with and without them.
-        self.offset: FloatArray | float = 0.0
-        if config.strength_offset_sd > 0:
+        # The arena's own strengths (``strength_offset_sd``) on those of the
+        # arena it builds on (``base_offset``, 0 for the population's): drawn
+        # from a jumped copy of the stream, so that the replicate's own draws
+        # are the same with and without them.
+        self.offset: FloatArray | float = base_offset
+        sd = config.strength_offset_sd
+        if sd is not None and sd > 0:
             jumped = getattr(rng.bit_generator, "jumped", None)
             if jumped is None:  # PCG64, numpy's default, jumps
                 raise TypeError("strength_offset_sd needs a jumpable bit generator")
             own = np.random.Generator(jumped(index + 1))
-            self.offset = own.normal(0.0, config.strength_offset_sd, n)
+            self.offset = base_offset + own.normal(0.0, sd, n)
         self.rated = _seed_states(
             config, population, self.in_arena, start, rng, self.offset
         )
@@ -679,9 +682,12 @@ def run_replicate(
     n_days = round(config.years * DAYS_PER_YEAR)
     checkpoints = set(checkpoint_offsets(config))
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
-    arenas = [
-        _Arena(a, config, population, start, rng, i) for i, a in enumerate(config.arena)
-    ]
+    arenas: list[_Arena] = []
+    for i, a in enumerate(config.arena):
+        base: FloatArray | float = 0.0
+        if a.strength_from:
+            base = next(b.offset for b in arenas if b.config.name == a.strength_from)
+        arenas.append(_Arena(a, config, population, start, rng, i, base))
     world = _World(population)
     for i in range(n_days):
         day = start + i

@@ -68,10 +68,25 @@ def _configure(parser: argparse.ArgumentParser) -> None:
         "--replicates", type=_count_positive, help="with --build: replicates"
     )
     parser.add_argument("--jobs", type=_count_positive, help="with --build: processes")
-    parser.add_argument("--force", action="store_true", help="replace --table-out")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="with --build: also write the experiment's results folder (report, "
+        "figures, every variant's conversion fit)",
+    )
+    parser.add_argument(
+        "--force", action="store_true", help="replace --table-out (and --out)"
+    )
+
+
+#: The options that only ``--build`` reads: refused without it, not ignored.
+_BUILD_ONLY = ("table_out", "seed", "replicates", "jobs", "out", "force")
 
 
 def _answer(args: argparse.Namespace) -> int:
+    for name in _BUILD_ONLY:
+        if getattr(args, name) not in (None, False):
+            raise _Error(f"--{name.replace('_', '-')} needs --build")
     if args.pool is None or args.rating is None:
         raise _Error("give a pool and a rating, e.g. 'lichess-blitz 1900'")
     try:
@@ -91,17 +106,35 @@ def _build(args: argparse.Namespace) -> int:
     from simulator._atomic import atomic_file, check_output
     from simulator.config import load_config
     from simulator.tasks.conversion_table import build_table, table_json
-    from simulator.tasks.run import run_sweep
+    from simulator.tasks.run import OutFolderError, run_experiment, run_sweep
 
     if not args.table_out:
         raise _Error("--build needs --table-out FILE")
     check_output(
         args.table_out, inputs=(args.build,), force=args.force, option="--table-out"
     )
-    config = load_config(args.build)
-    sweep = run_sweep(
-        config, seed=args.seed, replicates=args.replicates, jobs=args.jobs
-    )
+    if args.out:
+        # One run for both: the results folder as `ratingsim run` writes it,
+        # then the table from the same sweep.
+        try:
+            done = run_experiment(
+                args.build,
+                seed=args.seed,
+                replicates=args.replicates,
+                out=args.out,
+                jobs=args.jobs,
+                force=args.force,
+            )
+        except OutFolderError as exc:
+            raise _Error(str(exc)) from None
+        if done.sweep is None or done.path is None:
+            raise _Error("the experiment failed; no table written")
+        sweep = done.sweep
+    else:
+        config = load_config(args.build)
+        sweep = run_sweep(
+            config, seed=args.seed, replicates=args.replicates, jobs=args.jobs
+        )
     parts = ["ratingsim convert --build", args.build, f"--seed {sweep.seed}"]
     if args.replicates:
         parts.append(f"--replicates {args.replicates}")
@@ -111,6 +144,13 @@ def _build(args: argparse.Namespace) -> int:
     with atomic_file(args.table_out, force=args.force) as handle:
         handle.write(table_json(table))
     print(f"conversion table written to {args.table_out}", file=sys.stderr)
+    if args.out:
+        from pathlib import Path
+
+        from simulator.evaluation.figures import draw_conversion_table
+
+        draw_conversion_table(load_table(args.table_out), Path(args.out))
+        print(f"its figure: {args.out}/conversion.png", file=sys.stderr)
     return 0
 
 

@@ -48,6 +48,7 @@ __all__ = [
     "FORMATS",
     "PUBLISHED_CONVERSION",
     "SWEEP_FIGURES",
+    "draw_conversion_table",
 ]
 
 #: The figures of every arena of a results folder, by file stem.
@@ -590,3 +591,92 @@ def _draw_sweep_figure(
     )
     _save(fig, folder, "sweep")
     return True
+
+
+#: The Lichess pools of a conversion table, in their figure's colours.
+_POOL_COLOURS = {
+    "lichess-blitz": "#D55E00",
+    "lichess-rapid": "#0072B2",
+    "lichess-classical": "#009E73",
+}
+
+
+def draw_conversion_table(table: Any, folder: Path, stem: str = "conversion") -> None:
+    """The conversion table's figure: FIDE expected from each Lichess pool.
+
+    For each pool, the expected FIDE rating of a player with a given Lichess
+    rating (the table's smoothed conversion, the mean over replicates) with
+    its interval as a band; the cross-sectional regression of FIDE on the
+    pool's rating (the table's ``fits``, the method of published conversions,
+    which the README reports); and the published fit of FIDE on Lichess blitz
+    (:data:`PUBLISHED_CONVERSION`).
+
+    Parameters
+    ----------
+    table : simulator.tasks.convert.ConversionTable
+        The table (its ``directions``, ``fits`` and ``meta``).
+    folder : Path
+        Where ``<stem>.png`` and ``<stem>.svg`` go.
+    stem : str
+        The files' name.
+    """
+    fig = _figure((13.0, 6.5))
+    ax = _axes(fig, "A Lichess rating as a FIDE rating: the simulation and a fit")
+    lo, hi = math.inf, -math.inf
+    for pool, colour in _POOL_COLOURS.items():
+        d = table.directions.get(f"{pool}>fide")
+        if d is None or not d["rating"]:
+            continue
+        rating = np.asarray(d["rating"], dtype=float)
+        expected = np.asarray(d["expected"], dtype=float)
+        name = pool.replace("lichess-", "Lichess ")
+        ax.fill_between(rating, expected[:, 1], expected[:, 2], color=colour, alpha=0.2)
+        ax.plot(
+            rating,
+            expected[:, 0],
+            color=colour,
+            linewidth=2.0,
+            label=f"simulated: expected FIDE given {name} (band: 95% interval)",
+        )
+        lo, hi = min(lo, float(rating[0])), max(hi, float(rating[-1]))
+        fit = table.fits.get(pool)
+        if fit:
+            slope, intercept = fit["slope"][0], fit["intercept"][0]
+            ax.plot(
+                rating,
+                slope * rating + intercept,
+                color=colour,
+                linestyle=":",
+                label=(
+                    f"simulated regression: FIDE = {slope:.2f} x {name} + "
+                    f"{intercept:.0f} (residual SD {fit['residual_sd'][0]:.0f}, "
+                    f"r {fit['correlation'][0]:.2f})"
+                ),
+            )
+    if not math.isfinite(lo):
+        raise ValueError("the conversion table has no Lichess-to-FIDE direction")
+    grid = np.linspace(lo, hi, 50)
+    a, b = PUBLISHED_CONVERSION
+    ax.plot(
+        grid,
+        a * grid + b,
+        color="black",
+        linestyle="--",
+        label=f"published fit: FIDE = {a:g} x Lichess blitz + {b:g} (n 30, 2020)",
+    )
+    ax.plot(grid, grid, color="0.6", linewidth=0.8, label="equal ratings")
+    ax.set_xlabel("Lichess rating (points)")
+    ax.set_ylabel("FIDE rating (points)")
+    m = table.meta
+    ax.text(
+        0.01,
+        0.99,
+        f"{m.get('experiment', '')}, {m.get('replicates', '?')} replicates, "
+        f"seed {m.get('seed', '?')}",
+        transform=ax.transAxes,
+        va="top",
+        fontsize=8,
+        color="0.3",
+    )
+    legend_outside(ax)
+    _save(fig, folder, stem)

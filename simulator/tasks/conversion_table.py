@@ -6,8 +6,10 @@ more cause of the Lichess-FIDE gap off, keeping the ones before off too (each
 variant's overrides contain the previous variant's; checked). Its
 comparisons set FIDE (``x``, the OTB arena's system labelled ``fide``)
 against each Lichess pool (``y``, an online arena named after the pool, such
-as ``lichess-blitz``). In each replicate the engine reads the two smoothed
-conversions of every comparison on a common grid of ratings
+as ``lichess-blitz``); comparisons without FIDE (two online pools) stay in
+the experiment's report and out of the table. In each replicate the engine
+reads the two smoothed conversions of every comparison on a common grid of
+ratings
 (:func:`~simulator.evaluation.comparison.compare_ratings`); every variant
 runs the same replicate seeds, so the replicates pair across variants.
 
@@ -93,6 +95,7 @@ def build_table(
         for key in sorted(keys)
     }
     n_rep = min(len(next(iter(v.values()))[0]) for v in values)
+    fits = _fits(sweep.results[0], confidence)
     return {
         "format": TABLE_FORMAT,
         "meta": {
@@ -106,7 +109,37 @@ def build_table(
         },
         "causes": causes,
         "directions": directions,
+        "fits": fits,
     }
+
+
+#: The columns of a comparison's ``fit`` row the table keeps.
+FIT_FIELDS = ("slope", "intercept", "residual_sd", "correlation", "n")
+
+
+def _fits(result: Any, confidence: float) -> dict[str, dict[str, list[float]]]:
+    """Per pool: the base world's fit of FIDE on the pool's rating.
+
+    The least-squares regression across players that published conversions
+    report (``FIDE = slope x online + intercept``, its residual SD, the
+    correlation, the players), each as ``[mean, lo, hi]`` over replicates.
+    """
+    out: dict[str, dict[str, list[float]]] = {}
+    for replicates in result.replicates.values():
+        tables = [r.comparison for r in replicates]
+        if not tables or tables[0].empty:
+            continue
+        for name in tables[0]["comparison"].unique():
+            x_ref, y_ref = str(name).split(" vs ")
+            if x_ref.split("/")[1] != "fide":
+                continue
+            rows = [t[(t["comparison"] == name) & (t["kind"] == "fit")] for t in tables]
+            values = np.array(
+                [[float(r[f].iloc[0]) for f in FIT_FIELDS] for r in rows if len(r)]
+            )
+            columns = _interval(values, confidence)
+            out[y_ref.split("/")[0]] = dict(zip(FIT_FIELDS, columns, strict=True))
+    return out
 
 
 def _settings(overrides: Sequence[tuple[str, Any]]) -> set[tuple[str, str]]:
@@ -131,10 +164,12 @@ def _point_values(result: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
             x_ref, y_ref = str(name).split(" vs ")
             fide = x_ref.split("/")[1]
             pool = y_ref.split("/")[0]
-            if fide != "fide":
+            if y_ref.split("/")[1] == "fide":
                 raise ValueError(
                     f"comparison {name!r}: x must be the system labelled 'fide'"
                 )
+            if fide != "fide":
+                continue  # e.g. two online pools: in the report, not the table
             for kind, from_online in _KINDS:
                 conv = np.full((len(tables), GRID.size), np.nan)
                 for i, t in enumerate(tables):

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -108,6 +108,9 @@ class ConversionTable:
     meta: dict[str, Any]
     causes: tuple[tuple[str, str], ...]
     directions: dict[str, dict[str, Any]]
+    #: Per pool, the base world's cross-sectional fit of FIDE on its rating:
+    #: field -> ``[mean, lo, hi]`` (``conversion_table.FIT_FIELDS``).
+    fits: dict[str, dict[str, list[float]]] = field(default_factory=dict)
 
     @property
     def pools(self) -> list[str]:
@@ -162,7 +165,11 @@ def load_table(path: str | Path | None = None) -> ConversionTable:
                     raise TableError(
                         f"{where}: {key}.parts.{name} is not one per rating"
                     )
-        return ConversionTable(dict(data["meta"]), causes, directions)
+        fits = {
+            str(pool): {str(k): [float(x) for x in v] for k, v in fit.items()}
+            for pool, fit in dict(data.get("fits", {})).items()
+        }
+        return ConversionTable(dict(data["meta"]), causes, directions, fits)
     except (KeyError, TypeError, AttributeError) as exc:
         raise TableError(f"{where}: not a conversion table (missing {exc})") from None
 

@@ -353,11 +353,15 @@ class RunReport:
         run failed (nothing written).
     failures : tuple of Failure
         The tasks that raised.
+    sweep : SweepResult or None
+        The results themselves (for a caller that makes more of them, such
+        as ``ratingsim convert --build --out``).
     """
 
     seed: int
     path: Path | None
     failures: tuple[Failure, ...]
+    sweep: SweepResult | None = None
 
 
 def _stderr(message: str) -> None:
@@ -546,7 +550,7 @@ def run_experiment(
                     f"ratingsim run: every replicate failed; first: replicate "
                     f"{failure.replicate} ({failure.seed}): {failure.error}"
                 )
-                return RunReport(seed, None, sweep.failures)
+                return RunReport(seed, None, sweep.failures, sweep)
             show(format_summary_table(result.summary))
             path = write_report(
                 folder,
@@ -561,4 +565,4 @@ def run_experiment(
                 f"{failure.replicate}, seed {failure.seed}: {failure.error}"
             )
         say(f"Results of {source} written to {path}/")
-        return RunReport(seed, Path(path), sweep.failures)
+        return RunReport(seed, Path(path), sweep.failures, sweep)

@@ -14,6 +14,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 
 from simulator.cli import main
@@ -212,3 +213,82 @@ def test_convert_answers_without_the_simulation_stack() -> None:
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+TWO_SPEEDS = (
+    SMALL.replace("n_players = 400", "n_players = 250")
+    .replace("years = 1.5", "years = 1.0")
+    .replace(
+        """[[comparison]]""",
+        """[[arena]]
+name = "lichess-rapid"
+systems = [{ system = "lichess", speed = "rapid" }]
+outcomes = "online"
+strength_from = "lichess-blitz"
+[arena.schedule]
+kind = "online"
+[arena.seeding]
+source = "flat"
+rd = 500.0
+n_games = 0
+
+[[comparison]]
+x = "lichess-blitz/lichess"
+y = "lichess-rapid/lichess"
+
+[[comparison]]""",
+        1,
+    )
+)
+
+
+def test_build_with_out_writes_the_folder_and_the_same_table(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``--build --out`` writes the folder and the table from one run.
+
+    The table is the one ``--build`` alone makes; a comparison of two online
+    pools goes into the report, not the table.
+    """
+    config = tmp_path / "two.toml"
+    config.write_text(TWO_SPEEDS.split('[[variant]]\nname = "FIDE\'s floor"')[0])
+    alone, with_out = tmp_path / "alone.json", tmp_path / "with.json"
+    common = ["convert", "--build", str(config), "--seed", "3", "--jobs", "1"]
+    assert main([*common, "--table-out", str(alone)]) == 0
+    folder = tmp_path / "results"
+    assert main([*common, "--table-out", str(with_out), "--out", str(folder)]) == 0
+    capsys.readouterr()
+    assert (
+        json.loads(alone.read_text())["directions"]
+        == (json.loads(with_out.read_text())["directions"])
+    )
+    assert set(json.loads(alone.read_text())["directions"]) == {
+        "fide>lichess-blitz",
+        "lichess-blitz>fide",
+    }
+    report = (folder / "points" / "base" / "report.md").read_text()
+    assert "lichess-blitz/lichess vs lichess-rapid/lichess" in report
+    assert (folder / "sweep.md").is_file()
+    for ext in ("png", "svg"):
+        assert (folder / f"conversion.{ext}").is_file()
+    # The table's regression is the base world's, as its report gives it.
+    fit = json.loads(with_out.read_text())["fits"]["lichess-blitz"]
+    rows = pd.read_csv(folder / "points" / "base" / "comparison.csv")
+    blitz = rows["comparison"].str.endswith("blitz/lichess")
+    row = rows[(rows["kind"] == "fit") & blitz]
+    for field in ("slope", "intercept", "residual_sd", "correlation"):
+        mean, lo, hi = fit[field]
+        assert lo <= mean <= hi
+        assert mean == pytest.approx(float(row[field].iloc[0]), rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "option", [["--out", "x"], ["--table-out", "t.json"], ["--seed", "3"], ["--force"]]
+)
+def test_build_options_without_build_are_refused(
+    option: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    code = main(["convert", "lichess-blitz", "1500", *option])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.endswith(f"{option[0]} needs --build")
+    assert len(err.splitlines()) == 1
