@@ -48,9 +48,13 @@ same games. (Lichess's own prediction also weighs the RDs, which a PGN does
 not carry.)
 
 Memory holds the players' states (with room for as many players again, so
-that new players enter without copying the pool), one rating period's games
-for each period system, one batch, and the recorder's fixed-size sums; it
-does not grow with the file.
+that new players enter without copying the pool), one batch, the recorder's
+fixed-size sums and, for each period system, its open period's games,
+compactly (:mod:`~simulator.tasks.replay.pending`: about 10 bytes a game for
+Glicko-2, 14 for a list system, and one game a player for the games between
+players unrated on a list). A period's games stay because the systems rate a
+period in one call; beyond them, memory does not grow with the file (with
+``history`` or ``predictions``, those tables do).
 """
 
 from __future__ import annotations
@@ -84,6 +88,7 @@ from simulator.systems.lists.state import ListState
 from simulator.tasks.replay.assumptions import assumptions as _assumptions
 from simulator.tasks.replay.labels import SystemsSpec, labelled_systems
 from simulator.tasks.replay.log import ReplayLog
+from simulator.tasks.replay.pending import Pending, pending_for
 from simulator.tasks.replay.room import Room as _Room
 from simulator.tasks.replay.start import Seeds, StartList, entry_seeds, with_list
 
@@ -176,7 +181,7 @@ class _Track:
     system: RatingSystem
     state: Any = None
     close: int | None = None
-    pending: list[Games] = field(default_factory=list)
+    pending: Pending | None = None
     room: _Room = field(default_factory=_Room)
 
     @property
@@ -281,18 +286,19 @@ class _Sums(NamedTuple):
     last_day: FloatArray
 
 
+def _cut(track: _Track) -> int | None:
+    """The first day of the track's closing window; None without one."""
+    assert track.close is not None
+    closing_days = int(getattr(track.system, "closing_days", 0))
+    return track.close - closing_days if closing_days > 0 else None
+
+
 def _close(track: _Track, log: ReplayLog) -> None:
     """Rate the track's current period and open the next."""
-    assert track.close is not None
+    assert track.close is not None and track.pending is not None
     close = track.close
-    games = Games.concat(track.pending)
-    cut = close - int(getattr(track.system, "closing_days", 0))
-    rest: list[Games] = []
-    if games.n_games and games.day is not None and cut < close:
-        late = games.day >= cut
-        if late.any():
-            rest = [games.take(late)]
-            games = games.take(~late)
+    # The closing window's games stay in the pending games, for the next period.
+    games = track.pending.take(_cut(track))
     # The room's two-dimensional views (a list state's lists) are not
     # contiguous: the system rates contiguous copies, as it always has.
     state = type(track.state)(
@@ -304,11 +310,16 @@ def _close(track: _Track, log: ReplayLog) -> None:
         )
     )
     track.state = track.system.rate(state, games, day=close)
-    played = np.concatenate([games.white, games.black])
+    # Who played: read by the history only (a period can be millions of games).
+    played = (
+        np.concatenate([games.white, games.black])
+        if log.keep_history
+        else np.empty(0, np.intp)
+    )
+    del games
     log.period_close(track.label, state, track.state, played, close)
     # The rated state is new arrays: the room's buffers hold the old ones.
     track.room = _Room()
-    track.pending = rest
     track.close = track.system.next_close(close)
 
 
@@ -580,6 +591,8 @@ def replay(
                 for t in tracks:
                     t.state = t.system.new_state(0, day=d0)
                     t.close = t.system.next_close(d0)
+                    if not t.per_game:
+                        t.pending = pending_for(t.system, t.state)
             # Periods that closed before this game are rated first.
             for t in tracks:
                 while not t.per_game and t.close is not None and d0 >= t.close:
@@ -623,30 +636,32 @@ def replay(
             # Pair types: a player is new if some system does not rate them.
             new_w = np.zeros(m, dtype=bool)
             new_b = np.zeros(m, dtype=bool)
+            unrated: dict[str, tuple[BoolArray, BoolArray]] = {}
             for t in tracks:
-                new_w |= ~_is_rated(t, white)
-                new_b |= ~_is_rated(t, black)
+                unrated[t.label] = (~_is_rated(t, white), ~_is_rated(t, black))
+                new_w |= unrated[t.label][0]
+                new_b |= unrated[t.label][1]
             pairs = (new_w.astype(np.int8) + new_b).astype(np.int8)
 
             expected: dict[str, FloatArray] = {}
             # Period systems: the ratings in force; the games wait for the close.
-            start_day = np.floor(day)
-            event = start_day.astype(np.intp)
-            for t in tracks:
-                if t.per_game:
-                    continue
+            period = [t for t in tracks if not t.per_game]
+            if period:
+                start_day = np.floor(day)
+                # (Made once: it checks the games as each system's did.)
+                event = start_day.astype(np.intp)
+                seg_period = Games(white, black, score, day, event, start_day)
+            for t in period:
+                assert t.pending is not None
                 expected[t.label] = np.asarray(
                     t.system.expected_score(t.state, white, black), dtype=np.float64
                 )
-                t.pending.append(
-                    Games(
-                        white,
-                        black,
-                        score,
-                        day=day,
-                        event=event,
-                        event_start=start_day,
-                    )
+                cut = _cut(t)
+                t.pending.add(
+                    seg_period,
+                    unrated_w=unrated[t.label][0],
+                    unrated_b=unrated[t.label][1],
+                    late=None if cut is None else start_day >= cut,
                 )
             # Per-game systems: round by round, on the segment's players only.
             per_game = [t for t in tracks if t.per_game]
@@ -679,7 +694,7 @@ def replay(
         )
     # The open periods with games are rated: the final ratings include them all.
     for t in tracks:
-        if not t.per_game and t.close is not None and any(p.n_games for p in t.pending):
+        if not t.per_game and t.pending is not None and t.pending.n_games:
             _close(t, log)
 
     names = players.names if players is not None else []
