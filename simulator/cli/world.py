@@ -1,7 +1,8 @@
 """``ratingsim world``: a config's simulated pool beside the published figures.
 
 Draws the config's population (its first arena's outcome model for draws and
-White's score) over a few years and replicates and prints
+White's score) over a few years and replicates (by default enough for
+:data:`MIN_PLAYERS` players on the first day in all) and prints
 :func:`~simulator.world.calibration.calibrate`'s table: each row simulated
 (mean and 95 % interval over replicates), published (docs/world.md), the
 deviation and whether it is within the row's tolerance. ``--out DIR`` also

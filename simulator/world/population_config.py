@@ -125,8 +125,9 @@ class PopulationConfig:
     peak_age : float, default 35.0
         Age (years) at which a player's strength equals their mixture draw,
         near where the age curve turns from gains to losses (about 32 with
-        the default curve, 35 with the simple world's). docs/world.md: peak age in the mid-30s to early 40s
-        (Elo 1965; Roring & Charness 2007; Strittmatter et al. 2020).
+        the default curve, 35 with the simple world's). docs/world.md: peak
+        age in the mid-30s to early 40s (Elo 1965; Roring & Charness 2007;
+        Strittmatter et al. 2020).
         Unit: years.
     age_edges : tuple of float, default (6, 10, 15, 19, 30, 45, 65, 85)
         Edges (years) of the age bands on the first day; ages are uniform

@@ -38,9 +38,12 @@ def test_realistic_preset_within_tolerance(seed: int) -> None:
 
 
 def test_simple_world_is_flagged_where_it_misses(seed: int) -> None:
-    """The flag can fail: the simple world (the default before issue 17) misses
-    the newcomers' share and juniors' yearly change (about 16 % and +51 a year
-    with 20,000 players, beside 22 +- 4 % and +27.5 +- 12)."""
+    """The flag can fail: the simple world misses some rows.
+
+    The simple world (the default before issue 17) misses the newcomers' share
+    and juniors' yearly change (about 16 % and +51 a year with 20,000 players,
+    beside 22 +- 4 % and +27.5 +- 12).
+    """
     config = load_config(SIMPLE)
     table = calibrate(
         dataclasses.replace(config.population, n_players=20_000),
