@@ -170,6 +170,10 @@ class PopulationConfig:
         SD of the random walk of true strength, in points per square root of a
         year (a player's strength a year on is the curve's change plus a normal
         change with this SD). Our assumption; docs/world.md has no figure.
+        Read only without ``development.noise_ages`` (the simple world; by
+        default the walk's SD is by age); a value other than 30 with them is
+        a ValueError, as for ``departure_rate``, ``newcomer_offset`` and
+        ``activity_sd`` below.
         Unit: rating points per square root of a year.
     activity_strengths : tuple of float, default (1400, 1800, 2100, 2300, 2500, 2700)
         Strengths (points) of the knots of the mean activity curve: the middles
@@ -186,7 +190,9 @@ class PopulationConfig:
         mean 1: heavy-tailed activity. docs/world.md: club adults 1600-1999 play a
         median of 10 rated games a year with p10 3 and p90 33, a log-spread of
         ``ln(33/3) / (2 * 1.2816) = 0.93``. With the defaults, club adults
-        1600-1999 aged 25-60 get a median near 11.7 games a year.
+        1600-1999 aged 25-60 get a median near 11.7 games a year. Read only
+        without ``entrants.activity_sds`` (the simple world; by default the
+        spread is by level).
         Unit: natural log of a factor.
     max_games_per_year : float, default 150.0
         Cap on a player's expected games a year (the busiest professionals).
@@ -422,3 +428,41 @@ class PopulationConfig:
         )
         check_interval(_OWNER, "probe_arrival_years", self.probe_arrival_years, 0, 200)
         check_interval(_OWNER, "probe_age", self.probe_age, 5, 100)
+        self._check_in_effect()
+
+    def _check_in_effect(self) -> None:
+        """Refuse a key moved from its default where another key overrides it.
+
+        Since issue 17 the default world's entrants, exits and development
+        replace four keys of the simple world; a config that sets one of them
+        without the model that reads it would change nothing, silently.
+        """
+        unread = (
+            ("departure_rate", 0.15, not self.exits.off, "exits.model = 'constant'"),
+            (
+                "newcomer_offset",
+                -50.0,
+                self.entrants.strength != "age_curve",
+                "entrants.strength = 'age_curve'",
+            ),
+            (
+                "activity_sd",
+                0.93,
+                bool(self.entrants.activity_sds),
+                "entrants.activity_sds = []",
+            ),
+            (
+                "drift_sd",
+                30.0,
+                bool(self.development.noise_ages),
+                "development.noise_ages = [] and noise_sds = []",
+            ),
+        )
+        for name, default, overridden, needs in unread:
+            value = getattr(self, name)
+            if overridden and value != default:
+                raise ValueError(
+                    f"The {name!r} parameter of {_OWNER} has no effect in this "
+                    f"world: set {needs} to use it, as "
+                    f"experiments/world-simple.toml does. Got {value!r}."
+                )

@@ -18,12 +18,16 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import pytest
 from simple_world_reference import CONFIG, world_table
 
 from simulator.cli import main
 from simulator.config import default_config, load_config, parse_config
 from simulator.systems._common import day_of
 from simulator.world.calibration import PUBLISHED, calibrate
+from simulator.world.development import DevelopmentConfig
+from simulator.world.entrants import EntrantsConfig
+from simulator.world.exits import ExitsConfig
 from simulator.world.population_config import PopulationConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -80,6 +84,46 @@ def test_default_world_is_reproducible() -> None:
     assert list(got["name"]) == list(expected["name"])
     diff = got["value"] != expected["value"]
     assert not diff.any(), got[diff].merge(expected, on=["table", "name"]).to_string()
+
+
+@pytest.mark.parametrize(
+    ("keys", "name", "fix"),
+    [
+        (
+            {"departure_rate": 0.05},
+            "departure_rate",
+            {"exits": ExitsConfig("constant")},
+        ),
+        (
+            {"newcomer_offset": -200.0},
+            "newcomer_offset",
+            {"entrants": EntrantsConfig(strength="age_curve")},
+        ),
+        (
+            {"activity_sd": 0.5},
+            "activity_sd",
+            {"entrants": EntrantsConfig(activity_sds=())},
+        ),
+        (
+            {"drift_sd": 0.0},
+            "drift_sd",
+            {"development": DevelopmentConfig(noise_ages=(), noise_sds=())},
+        ),
+    ],
+)
+def test_simple_keys_need_their_model(
+    keys: dict[str, float], name: str, fix: dict[str, object]
+) -> None:
+    """A simple-world key the default world overrides is refused.
+
+    Unless its model is chosen: a config that sets it would otherwise change
+    nothing.
+    """
+    with pytest.raises(ValueError, match=f"'{name}'.*no effect") as info:
+        PopulationConfig(**keys)  # type: ignore[arg-type]
+    assert "\n" not in str(info.value)
+    config = PopulationConfig(**keys, **fix)  # type: ignore[arg-type]
+    assert getattr(config, name) == keys[name]
 
 
 if __name__ == "__main__":
