@@ -183,14 +183,14 @@ class PopulationConfig:
     games_per_year : tuple of float, default (15.5, 17.3, 22.5, 31.1, 49.2, 59.0)
         Mean rated games a year at each knot (docs/world.md, by band; 17.3 over all
         players in 2019), interpolated linearly and constant beyond the ends.
-        With the default strengths the pool's mean is near 17.9 a year.
+        With the default strengths the pool's mean is near 18.8 a year.
         Unit: games per year.
     activity_sd : float, default 0.93
         SD of the log of each player's activity multiplier, a lognormal with
         mean 1: heavy-tailed activity. docs/world.md: club adults 1600-1999 play a
         median of 10 rated games a year with p10 3 and p90 33, a log-spread of
         ``ln(33/3) / (2 * 1.2816) = 0.93``. With the defaults, club adults
-        1600-1999 aged 25-60 get a median near 11.7 games a year. Read only
+        1600-1999 aged 25-60 get a median near 12 games a year. Read only
         without ``entrants.activity_sds`` (the simple world; by default the
         spread is by level).
         Unit: natural log of a factor.
