@@ -143,8 +143,10 @@ class ScheduleConfig:
         day; ``online``: rating-window pairing in many rounds a day;
         ``random``: random pairing each day (for tests and baselines).
     rounds : tuple of int, default (5, 7, 9)
-        Swiss events have one of these numbers of rounds, equally often
-        (docs/world.md: opens of 5, 7 or 9 rounds dominate). Unit: rounds.
+        Swiss events have one of these numbers of rounds, as often as
+        ``events.round_weights`` says (by default 0.4, 0.35 and 0.25 for 5, 7
+        and 9; equally often for other rounds). docs/world.md: opens of 5, 7
+        or 9 rounds dominate. Unit: rounds.
     field_size : int, default 40
         Mean entrants of a Swiss event. Unit: players.
     round_robin_share : float, default 0.1

@@ -39,6 +39,11 @@ drift_sd = 0.0
 growth_rates = [0, 0, 0, 0, 0, 0, 0]
 arrival_rate = 0.1
 
+[population.development]
+# drift_sd is the random walk only without the noise by age.
+noise_ages = []
+noise_sds = []
+
 [[arena]]
 name = "otb"
 systems = [

@@ -42,6 +42,30 @@ growth_sd = 0.0
 arrival_rate = {arrival_rate}
 departure_rate = 0.0
 activity_sd = 0.0
+
+# Still: the simple world's keys (experiments/world-simple.toml), so that no
+# exit hazard, personal rate, noise by age, drift by level, activity spread
+# by level or federation offset moves the pool or its seeded ratings.
+[population.entrants]
+arrival = "constant"
+strength = "age_curve"
+activity_sds = []
+
+[population.exits]
+model = "constant"
+
+[population.development]
+junior_rate_sd = "none"
+junior_rate_levels = []
+junior_rate_factors = []
+level_strengths = []
+level_rates = []
+noise_ages = []
+noise_sds = []
+
+[population.federations]
+shares = [1.0]
+rating_offsets = [0.0]
 """
 
 #: Extra schedule settings of each kind in the spied runs.
@@ -62,6 +86,10 @@ replicates = 1
 n_players = 300
 arrival_rate = 0.5
 departure_rate = 0.5
+
+[population.exits]
+# The constant departure_rate above (many leavers), not the default hazard.
+model = "constant"
 
 [[arena]]
 name = "arena"

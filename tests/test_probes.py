@@ -22,6 +22,7 @@ from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.report import write_report
 from simulator.evaluation.results import combine
 from simulator.evaluation.settings import MetricsConfig, threshold_name
+from simulator.world.development import DevelopmentConfig
 from simulator.world.population import PlayerKind, Population, make_population
 from simulator.world.population_config import PopulationConfig
 from simulator.world.strengths import DAYS_PER_YEAR, Strengths, advance
@@ -135,7 +136,9 @@ def test_probe_activity_is_the_curve_mean(seed: int) -> None:
 def test_probes_keep_their_strength_under_advance(seed: int) -> None:
     """Over two years of steps probes never move; the other players do."""
     rng = np.random.default_rng(seed)
-    pop = _probe_population(seed, drift_sd=80.0)
+    # A wide random walk for everyone (the default world's walk is by age).
+    wide = DevelopmentConfig(noise_ages=(10.0,), noise_sds=(80.0,))
+    pop = _probe_population(seed, development=wide)
     probe = pop.kind == PlayerKind.PROBE
     first = pop.true_strength.copy()
     for day in np.arange(START + 7, START + 2 * DAYS_PER_YEAR, 7):

@@ -1,7 +1,8 @@
 """``ratingsim world``: a config's simulated pool beside the published figures.
 
 Draws the config's population (its first arena's outcome model for draws and
-White's score) over a few years and replicates and prints
+White's score) over a few years and replicates (by default enough for
+:data:`MIN_PLAYERS` players on the first day in all) and prints
 :func:`~simulator.world.calibration.calibrate`'s table: each row simulated
 (mean and 95 % interval over replicates), published (docs/world.md), the
 deviation and whether it is within the row's tolerance. ``--out DIR`` also
@@ -22,7 +23,12 @@ import pandas as pd
 from simulator._atomic import atomic_file
 from simulator.cli._parser import _count_positive, _seed
 
-__all__ = ["add_world", "markdown"]
+__all__ = ["MIN_PLAYERS", "add_world", "markdown"]
+
+#: Players on the first day over all replicates that ``--replicates`` draws
+#: by default: the top bands hold 0.07 % and 0.7 % of the list, a handful of
+#: players in one small pool, so a default pool of 2,000 runs 10 replicates.
+MIN_PLAYERS = 20_000
 
 
 def _float(value: Any) -> float:
@@ -78,15 +84,22 @@ def _cmd_world(args: argparse.Namespace) -> int:
     seed = 0 if seed is None else seed
     if args.years < 2:
         raise ValueError("ratingsim world: --years must be at least 2")
+    replicates = args.replicates
+    if replicates is None:
+        replicates = max(3, min(100, -(-MIN_PLAYERS // max(population.n_players, 1))))
     table = calibrate(
         population,
         config.arena[0].outcome_model(),
         np.random.default_rng(seed),
         start_day=day_of(config.start_date),
         years=args.years,
-        replicates=args.replicates,
+        replicates=replicates,
     )
-    text = markdown(table, f"{config.title or 'default world'} (seed {seed})")
+    text = markdown(
+        table,
+        f"{config.title or 'default world'} (seed {seed}, {replicates} replicates "
+        f"of {population.n_players:,} players)",
+    )
     print(text, end="")
     if args.out is not None:
         out = Path(args.out)
@@ -115,7 +128,10 @@ def add_world(commands: Any) -> None:
     )
     world.add_argument("--seed", type=_seed, help="root seed (default: the config's)")
     world.add_argument(
-        "--replicates", type=_count_positive, default=3, help="replicates (3)"
+        "--replicates",
+        type=_count_positive,
+        help=f"replicates (default: enough for {MIN_PLAYERS:,} players on the "
+        "first day in all, at least 3)",
     )
     world.add_argument(
         "--years",

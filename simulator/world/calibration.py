@@ -23,6 +23,14 @@ What is measured, and how it stands for the published figure:
   each level, sampled from the arena's outcome model (published: games at
   equal ratings).
 
+Every row is read from the drawn population and the outcome model, not from
+the games an engine run plays: the events the engine forms give games in
+clumps of an event's rounds, so fewer players play in a year than the
+Poisson count here says (in the default world of 2,000 players, about 1,720
+in the first year against about 2,440 here, with 15.5 games each), and
+national events of small federations lose rounds. Measuring the rows from
+an engine run's games is an open item (issue 17).
+
 Sources: docs/world.md, "FIDE standard (OTB classical)", "Change with age",
 "Draws and White's edge".
 """

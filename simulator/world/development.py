@@ -3,7 +3,8 @@
 The age curve of :class:`~simulator.world.population_config.PopulationConfig`
 gives everyone's typical yearly change by age, scaled by a personal growth
 factor, plus a random walk of one SD for all ages. The keys here refine it,
-each off by default (the defaults keep the original world exactly):
+each on by default (the realistic world; ``experiments/world-simple.toml``
+turns them off, :attr:`DevelopmentConfig.off`):
 
 - a personal improvement rate for juniors, with its own spread and a mean
   that rises with the junior's level among players of their age
@@ -38,7 +39,7 @@ class DevelopmentConfig:
 
     Parameters
     ----------
-    junior_rate_sd : float or None, default None
+    junior_rate_sd : float or None, default 0.5
         SD of the log of a junior's personal improvement rate (a lognormal
         multiplier of the age curve with mean 1, drawn once per player who
         enters younger than 19), in log units. None: juniors draw the same
@@ -46,32 +47,31 @@ class DevelopmentConfig:
         strong juniors improve about twice as fast as typical ones; 0.5 puts
         about 8 % of juniors at twice the typical pace or more.
         Unit: log units.
-    junior_rate_levels : tuple of float, default ()
+    junior_rate_levels : tuple of float, default (-300, 0, 300)
         Knots (rating points) of a junior's level on entry, measured from the
         median of the players drawn with them at the same whole year of age.
         Unit: rating points.
-    junior_rate_factors : tuple of float, default ()
+    junior_rate_factors : tuple of float, default (0.7, 1, 1.6)
         Multiplier (dimensionless) of a junior's personal rate at each knot of
         ``junior_rate_levels``, interpolated and constant beyond the ends;
         empty: 1 for every level. Source: docs/world.md, "Change with age":
-        strong players gain about twice what typical juniors gain
-        (e.g. ``(-300, 0, 300)`` and ``(0.7, 1.0, 1.6)``).
+        strong players gain about twice what typical juniors gain.
         Unit: dimensionless.
-    level_strengths : tuple of float, default ()
+    level_strengths : tuple of float, default (2000, 2600)
         Knots (rating points of true strength) of the drift by level.
         Unit: rating points.
-    level_rates : tuple of float, default ()
+    level_rates : tuple of float, default (0, -3)
         Yearly change (points a year) added to the age curve's at each knot of
         ``level_strengths``, interpolated and constant beyond the ends; read at
         the strength a step starts from. Empty: no drift by level. Source:
         docs/world.md, "Change with age" (the published changes by age are of
-        the whole list; it gives none by level, so the realistic preset's
-        values are small and labelled our assumption).
+        the whole list; it gives none by level, so the default's values are
+        small: our assumption).
         Unit: rating points a year.
-    noise_ages : tuple of float, default ()
+    noise_ages : tuple of float, default (10, 19, 30)
         Knots (years of age) of the random walk's SD by age.
         Unit: years.
-    noise_sds : tuple of float, default ()
+    noise_sds : tuple of float, default (45, 35, 30)
         SD of the random walk (points per square root of a year) at each knot
         of ``noise_ages``; its square (the variance rate) is interpolated
         linearly in age and constant beyond the ends, and integrated exactly
@@ -81,13 +81,13 @@ class DevelopmentConfig:
         Unit: rating points per square root of a year.
     """
 
-    junior_rate_sd: float | None = None
-    junior_rate_levels: tuple[float, ...] = ()
-    junior_rate_factors: tuple[float, ...] = ()
-    level_strengths: tuple[float, ...] = ()
-    level_rates: tuple[float, ...] = ()
-    noise_ages: tuple[float, ...] = ()
-    noise_sds: tuple[float, ...] = ()
+    junior_rate_sd: float | None = 0.5
+    junior_rate_levels: tuple[float, ...] = (-300.0, 0.0, 300.0)
+    junior_rate_factors: tuple[float, ...] = (0.7, 1.0, 1.6)
+    level_strengths: tuple[float, ...] = (2000.0, 2600.0)
+    level_rates: tuple[float, ...] = (0.0, -3.0)
+    noise_ages: tuple[float, ...] = (10.0, 19.0, 30.0)
+    noise_sds: tuple[float, ...] = (45.0, 35.0, 30.0)
 
     def __post_init__(self) -> None:
         if self.junior_rate_sd is not None:
@@ -106,6 +106,16 @@ class DevelopmentConfig:
         _keys.each(_OWNER, "level_rates", self.level_rates, -500, 500)
         _keys.each(_OWNER, "noise_ages", self.noise_ages, 0, 150)
         _keys.each(_OWNER, "noise_sds", self.noise_sds, 0, 1000)
+
+    @property
+    def off(self) -> bool:
+        """True when no refinement is set: the age curve and one random walk only."""
+        return (
+            self.junior_rate_sd is None
+            and not self.junior_rate_levels
+            and not self.level_strengths
+            and not self.noise_ages
+        )
 
 
 def junior_growth(

@@ -1,9 +1,10 @@
 """Who enters the pool, when, at what age and strength: :class:`EntrantsConfig`.
 
-The original world draws newcomers at a constant rate, their ages from the
-pool's age bands and their strengths from the pool's peak-strength mixture
-moved along the age curve. The keys here let each of those be its own
-distribution, as published figures give them (docs/world.md, "FIDE standard
+The simple world (``experiments/world-simple.toml``, the default before issue
+17) draws newcomers at a constant rate, their ages from the pool's age bands
+and their strengths from the pool's peak-strength mixture moved along the age
+curve. The keys here make each of those its own distribution, as published
+figures give them (docs/world.md, "FIDE standard
 (OTB classical)"):
 
 - arrivals a year as a share of the *active* pool of the moment, not of the
@@ -13,7 +14,8 @@ distribution, as published figures give them (docs/world.md, "FIDE standard
   (``strength = "by_age"``), not the age curve;
 - the spread of activity by level (everyone's, initial pool included).
 
-Every key is off by default, so the original world is unchanged.
+Every key is on by default (the realistic world); :attr:`EntrantsConfig.off`
+says when they change nothing.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ class EntrantsConfig:
 
     Parameters
     ----------
-    arrival : {"constant", "pool"}, default "constant"
+    arrival : {"constant", "pool"}, default "pool"
         ``"constant"``: newcomers arrive as a Poisson process at
         ``arrival_rate`` (a share a year) of the first day's ``n_players``.
         ``"pool"``: each month, a Poisson number at ``arrival_rate`` of the
@@ -60,7 +62,7 @@ class EntrantsConfig:
         group, not their ages; the juniors among them keep the pool's junior
         share near 37 %.
         Unit: dimensionless (relative weights).
-    strength : {"age_curve", "by_age"}, default "age_curve"
+    strength : {"age_curve", "by_age"}, default "by_age"
         ``"age_curve"``: a newcomer's strength is the pool's peak-strength
         draw plus ``newcomer_offset``, moved along their age curve.
         ``"by_age"``: a normal of the entry age group's median and SD (below).
@@ -75,12 +77,13 @@ class EntrantsConfig:
         (OTB classical)": newcomers' median first rating by age in 2025,
         <10 1492, 10-14 1513, 15-19 1579, 20+ about 1650.
         Unit: rating points.
-    strength_sds : tuple of float, default (200, 200, 200, 200)
+    strength_sds : tuple of float, default (160, 160, 170, 180)
         SD (rating points) of true strength on entry in each group. Our
-        assumption: docs/world.md gives medians only; 200 keeps about 5 %
-        of newcomers above 1900-2000.
+        assumption: docs/world.md gives medians only; these keep the list's
+        band shares and juniors' share of the <1600 band within the
+        calibration's tolerances three years on.
         Unit: rating points.
-    activity_sds : tuple of float, default ()
+    activity_sds : tuple of float, default (0.95, 0.93, 0.85, 0.75, 0.6, 0.5)
         Log-SD of the activity multiplier (a lognormal of mean 1) at each knot
         of the pool's ``activity_strengths``, interpolated; applies to every
         player, the initial pool too. Empty: ``activity_sd`` for all. Source:
@@ -90,14 +93,14 @@ class EntrantsConfig:
         Unit: log units.
     """
 
-    arrival: str = "constant"
+    arrival: str = "pool"
     age_edges: tuple[float, ...] = ()
     age_weights: tuple[float, ...] = ()
-    strength: str = "age_curve"
+    strength: str = "by_age"
     strength_age_edges: tuple[float, ...] = (10.0, 15.0, 20.0)
     strength_medians: tuple[float, ...] = (1492.0, 1513.0, 1579.0, 1650.0)
-    strength_sds: tuple[float, ...] = (200.0, 200.0, 200.0, 200.0)
-    activity_sds: tuple[float, ...] = ()
+    strength_sds: tuple[float, ...] = (160.0, 160.0, 170.0, 180.0)
+    activity_sds: tuple[float, ...] = (0.95, 0.93, 0.85, 0.75, 0.6, 0.5)
 
     def __post_init__(self) -> None:
         _keys.choice(_OWNER, "arrival", self.arrival, ARRIVALS)
@@ -141,6 +144,20 @@ class EntrantsConfig:
             ("activity_sds", act),
         ):
             object.__setattr__(self, name, value)
+
+    @property
+    def off(self) -> bool:
+        """True when these keys change nothing: the simple world's newcomers.
+
+        Newcomers then arrive at a constant rate, at the pool's newcomer ages,
+        with the age curve's strengths, and everyone's activity has one spread.
+        """
+        return (
+            self.arrival == "constant"
+            and self.strength == "age_curve"
+            and not self.age_edges
+            and not self.activity_sds
+        )
 
 
 def entry_strength(

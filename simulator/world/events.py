@@ -5,7 +5,7 @@ here with their pairing ratings and federations. :func:`form_events` splits
 them into round robins and Swiss opens:
 
 - round robins are filled by a documented rule (``round_robin_fill``): the
-  top-rated share in groups of similar rating (the original world), a random
+  top-rated share in groups of similar rating (the simple world), a random
   share in rating bands (norm events at every level), a random share in
   random groups, or invitations whose chance rises with rating;
 - Swiss opens are of a mean size with an optional spread
@@ -14,7 +14,9 @@ them into round robins and Swiss opens:
 - a Swiss event's number of rounds is drawn with ``round_weights``
   (:func:`draw_rounds`).
 
-With the defaults every draw is the original world's, in the same order.
+With the simple world's keys (``experiments/world-simple.toml``: equal
+rounds, no spread, ``"top"``, no international share) every draw is the
+default world's before issue 17, in the same order.
 Sources: docs/world.md, "FIDE standard (OTB classical)" ("Swiss opens of 5, 7
 or 9 rounds dominate; round robins of about 10 players; most games are
 domestic").
@@ -30,7 +32,16 @@ from numpy.typing import NDArray
 from simulator._validate import check_interval
 from simulator.world import _keys
 
-__all__ = ["FILL_RULES", "EventsConfig", "check_rounds", "draw_rounds", "form_events"]
+__all__ = [
+    "DEFAULT_ROUNDS",
+    "DEFAULT_ROUND_WEIGHTS",
+    "FILL_RULES",
+    "EventsConfig",
+    "check_rounds",
+    "draw_rounds",
+    "form_events",
+    "round_weights",
+]
 
 _OWNER = "EventsConfig"
 IntArray = NDArray[np.intp]
@@ -38,6 +49,12 @@ FloatArray = NDArray[np.float64]
 
 #: ``round_robin_fill`` choices.
 FILL_RULES = ("top", "bands", "random", "invitation")
+#: The schedule's default numbers of rounds, and how often each is played
+#: when ``round_weights`` is not set (docs/world.md, "FIDE standard (OTB
+#: classical)": opens of 5, 7 or 9 rounds; weekend opens the commonest, our
+#: reading).
+DEFAULT_ROUNDS = (5, 7, 9)
+DEFAULT_ROUND_WEIGHTS = (0.4, 0.35, 0.25)
 
 
 @dataclass(frozen=True)
@@ -46,24 +63,25 @@ class EventsConfig:
 
     Parameters
     ----------
-    round_weights : tuple of float, default ()
+    round_weights : tuple of float or None, default None
         Relative frequency (dimensionless) of each entry of the schedule's
-        ``rounds``; empty: equally often. Source: docs/world.md, "FIDE
-        standard (OTB classical)": Swiss opens of 5, 7 or 9 rounds dominate
-        (the realistic preset weighs 9 rounds least, weekend opens being the
-        commonest; our reading).
+        ``rounds``; empty: equally often. None: ``(0.4, 0.35, 0.25)`` when
+        ``rounds`` is the default ``(5, 7, 9)``, equally often for any other
+        ``rounds``. Source: docs/world.md, "FIDE standard (OTB classical)":
+        Swiss opens of 5, 7 or 9 rounds dominate (9 rounds weighed least,
+        weekend opens being the commonest; our reading).
         Unit: dimensionless (relative frequencies).
-    field_size_spread : float, default 0.0
+    field_size_spread : float, default 0.6
         Log-SD (log units) of a Swiss event's size, a lognormal of mean
         ``field_size`` (at least 4 players); 0: the week's Swiss entrants split
         into equal events. Our assumption: opens range from a dozen club
         players to hundreds (docs/world.md, "FIDE standard (OTB
         classical)").
         Unit: log units.
-    round_robin_fill : {"top", "bands", "random", "invitation"}, default "top"
+    round_robin_fill : {"top", "bands", "random", "invitation"}, default "bands"
         Who plays the week's round robins (``round_robin_share`` of the
         entries): ``"top"`` the top-rated entrants, in groups of similar
-        rating (the original world; it isolates the strongest players);
+        rating (the simple world; it isolates the strongest players);
         ``"bands"`` a random share, in groups of similar rating (norm and
         club round robins at every level); ``"random"`` a random share in
         random groups; ``"invitation"`` a share drawn with weights
@@ -74,7 +92,7 @@ class EventsConfig:
     invitation_width : float, default 200.0
         Rating points per factor e of the invitation weight.
         Unit: rating points.
-    international_share : float, default 0.0
+    international_share : float, default 0.15
         Share (0-1) of Swiss entries that go to international events, open
         to every federation; the others play national events within their
         federation (a federation with fewer than 4 such entrants in a week
@@ -84,17 +102,18 @@ class EventsConfig:
         Unit: share of entries (0 to 1).
     """
 
-    round_weights: tuple[float, ...] = ()
-    field_size_spread: float = 0.0
-    round_robin_fill: str = "top"
+    round_weights: tuple[float, ...] | None = None
+    field_size_spread: float = 0.6
+    round_robin_fill: str = "bands"
     invitation_width: float = 200.0
-    international_share: float = 0.0
+    international_share: float = 0.15
 
     def __post_init__(self) -> None:
-        w = _keys.floats(_OWNER, "round_weights", self.round_weights, empty=True)
-        if w:
-            _keys.weights(_OWNER, "round_weights", w)
-        object.__setattr__(self, "round_weights", w)
+        if self.round_weights is not None:
+            w = _keys.floats(_OWNER, "round_weights", self.round_weights, empty=True)
+            if w:
+                _keys.weights(_OWNER, "round_weights", w)
+            object.__setattr__(self, "round_weights", w)
         check_interval(_OWNER, "field_size_spread", self.field_size_spread, 0, 3)
         _keys.choice(_OWNER, "round_robin_fill", self.round_robin_fill, FILL_RULES)
         check_interval(
@@ -119,14 +138,27 @@ def check_rounds(owner: str, rounds: tuple[int, ...], events: EventsConfig) -> N
         )
 
 
+def round_weights(rounds: tuple[int, ...], events: EventsConfig) -> tuple[float, ...]:
+    """The weights of ``rounds`` in force; empty: equally often.
+
+    ``round_weights = None`` gives :data:`DEFAULT_ROUND_WEIGHTS` for
+    :data:`DEFAULT_ROUNDS` and equal weights for other rounds, so a config
+    that sets only ``rounds`` needs no weights.
+    """
+    if events.round_weights is not None:
+        return events.round_weights
+    return DEFAULT_ROUND_WEIGHTS if tuple(rounds) == DEFAULT_ROUNDS else ()
+
+
 def draw_rounds(
     rounds: tuple[int, ...], events: EventsConfig, rng: np.random.Generator
 ) -> int:
     """A Swiss event's number of rounds (before the cap for small fields)."""
-    if not events.round_weights:
+    weights = round_weights(rounds, events)
+    if not weights:
         # The original draw: rng.choice(rounds) without its overhead.
         return rounds[int(rng.integers(0, len(rounds)))]
-    p = np.asarray(events.round_weights) / np.sum(events.round_weights)
+    p = np.asarray(weights) / np.sum(weights)
     return rounds[int(rng.choice(len(rounds), p=p))]
 
 

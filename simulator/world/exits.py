@@ -1,7 +1,8 @@
 """When players leave the pool: :class:`ExitsConfig` and :func:`departure_days`.
 
-The original world has every player leave at a constant hazard
-(``departure_rate``). With ``model = "hazard"`` a player's hazard depends on
+The simple world (``experiments/world-simple.toml``) has every player leave
+at a constant hazard (``departure_rate``). With ``model = "hazard"``, the
+default, a player's hazard depends on
 their games so far (new players leave more often), their age and how idle
 they are (a player who goes a year without a game mostly leaves).
 
@@ -43,16 +44,17 @@ class ExitsConfig:
 
     Parameters
     ----------
-    model : {"constant", "hazard"}, default "constant"
+    model : {"constant", "hazard"}, default "hazard"
         ``"constant"``: the pool's ``departure_rate`` for everyone.
         ``"hazard"``: the yearly hazard ``base_rate * age factor * new-player
         factor + idle_rate * exp(-games a year)``, month by month.
-    base_rate : float, default 0.06
+    base_rate : float, default 0.13
         Yearly hazard (per year) of an established adult who plays regularly.
         Source: docs/world.md, "FIDE standard (OTB classical)": about 14 % of
-        the pool leave a year overall, most of them new or idle players; the
-        realistic preset's calibration holds the pool's growth to the
-        published 177k -> 218k.
+        the pool leave a year overall, most of them new or idle players; fitted
+        so that the list grows about 8 % a year (the published 177k -> 218k in
+        32 months) with newcomers at 22 % (the calibration row "list growth a
+        year").
         Unit: per year.
     new_player_games : float, default 30.0
         Games (expected so far) below which a player counts as new. Source:
@@ -64,10 +66,10 @@ class ExitsConfig:
         Our fit, docs/world.md, "FIDE standard (OTB classical)" (newcomers'
         share against the pool's growth).
         Unit: dimensionless.
-    age_knots : tuple of float, default ()
+    age_knots : tuple of float, default (16, 18, 22, 60, 80)
         Ages (years) of the knots of the age factor.
         Unit: years.
-    age_factors : tuple of float, default ()
+    age_factors : tuple of float, default (1, 1.6, 1, 1, 2.5)
         Multiplier (dimensionless) of ``base_rate`` at each age knot,
         interpolated and constant beyond the ends; empty: 1 at every age.
         Our assumption (docs/world.md has no figure): juniors leave more at
@@ -82,12 +84,12 @@ class ExitsConfig:
         Unit: per year.
     """
 
-    model: str = "constant"
-    base_rate: float = 0.06
+    model: str = "hazard"
+    base_rate: float = 0.13
     new_player_games: float = 30.0
     new_player_factor: float = 2.5
-    age_knots: tuple[float, ...] = ()
-    age_factors: tuple[float, ...] = ()
+    age_knots: tuple[float, ...] = (16.0, 18.0, 22.0, 60.0, 80.0)
+    age_factors: tuple[float, ...] = (1.0, 1.6, 1.0, 1.0, 2.5)
     idle_rate: float = 1.0
 
     def __post_init__(self) -> None:
@@ -103,6 +105,11 @@ class ExitsConfig:
         _keys.each(_OWNER, "age_factors", ys, 0, 100)
         object.__setattr__(self, "age_knots", xs)
         object.__setattr__(self, "age_factors", ys)
+
+    @property
+    def off(self) -> bool:
+        """True under ``model = "constant"``: the pool's ``departure_rate`` for all."""
+        return self.model == "constant"
 
 
 def yearly_hazard(

@@ -5,8 +5,8 @@ relative sizes. A federation's *rating offset* is how far its players'
 initial published ratings sit from their true strengths (a national list
 inflated or deflated by its own history); national events keep the offset
 inside the federation, international events between federations wear it away
-(:mod:`~simulator.world.events`). One federation by default: the original
-world, with no draw.
+(:mod:`~simulator.world.events`). Eight by default; one federation (the
+simple world, ``experiments/world-simple.toml``) draws nothing.
 
 Source: docs/world.md, "FIDE standard (OTB classical)": most games are
 domestic; national pools with their own offsets meeting in international
@@ -33,21 +33,30 @@ class FederationsConfig:
 
     Parameters
     ----------
-    shares : tuple of float, default (1.0,)
+    shares : tuple of float, default (0.25, 0.2, 0.15, 0.1, 0.1, 0.08, 0.07, 0.05)
         Relative sizes (dimensionless, normalised) of the federations; a
-        player joins one on entry with these chances. Our choice for the
-        realistic preset: a few large federations and many small ones, as in
+        player joins one on entry with these chances. Our choice: a few
+        large federations and several small ones, as in
         FIDE's lists (docs/world.md, "FIDE standard (OTB classical)").
         Unit: dimensionless (relative sizes).
-    rating_offsets : tuple of float, default (0.0,)
+    rating_offsets : tuple of float, default (0, 40, -30, 20, -50, 60, -20, 30)
         Per federation, the points added to its initial pool's seeded ratings
         (rating points; the true strengths are not moved). Our assumption,
         docs/world.md has no figure: offsets of a few dozen points.
         Unit: rating points.
     """
 
-    shares: tuple[float, ...] = (1.0,)
-    rating_offsets: tuple[float, ...] = (0.0,)
+    shares: tuple[float, ...] = (0.25, 0.2, 0.15, 0.1, 0.1, 0.08, 0.07, 0.05)
+    rating_offsets: tuple[float, ...] = (
+        0.0,
+        40.0,
+        -30.0,
+        20.0,
+        -50.0,
+        60.0,
+        -20.0,
+        30.0,
+    )
 
     def __post_init__(self) -> None:
         shares = _keys.floats(_OWNER, "shares", self.shares)
@@ -62,6 +71,11 @@ class FederationsConfig:
     def n_federations(self) -> int:
         """Number of federations."""
         return len(self.shares)
+
+    @property
+    def off(self) -> bool:
+        """True with one federation: no federation is drawn."""
+        return self.n_federations == 1
 
 
 def assign_federations(

@@ -435,7 +435,7 @@ def _draw_players(
 ) -> dict[str, Any]:
     """Players arriving on ``arrival``: the initial pool's or newcomers' draws.
 
-    The initial pool is drawn as in the original world; newcomers by the
+    The initial pool is drawn as in the simple world; newcomers by the
     entrants' own distributions when set. Then juniors' personal rates,
     activity, departures and federations.
     """

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -173,6 +174,20 @@ def test_bootstrap_is_reproducible_and_covers_a_skewed_mean() -> None:
     # A symmetric sample keeps the t interval.
     sym = [pd.DataFrame({"system": ["a", "b"], "rmse": [0.0, x]}) for x in np.log(d)]
     assert paired_differences(sym, "a", table="summary").iloc[0]["method"] == "t"
+
+
+def test_nearly_equal_differences_keep_the_t_interval() -> None:
+    """Differences equal up to rounding take the t interval, without a warning.
+
+    Two systems whose ratings coincide (FIDE 2025 and FIDE 2024 in the
+    default world) differ by rounding only; their skewness is meaningless.
+    """
+    d = 0.25 + np.array([0.0, 1.0, -1.0, 2.0, 0.0, 3.0, -2.0, 1.0]) * 1e-16
+    frames = [pd.DataFrame({"system": ["a", "b"], "rmse": [0.0, x]}) for x in d]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        row = paired_differences(frames, "a", table="summary").iloc[0]
+    assert row["method"] == "t"
 
 
 def test_medians_with_inf_use_the_bootstrap() -> None:

@@ -6,7 +6,13 @@ import numpy as np
 import pytest
 
 from simulator.config import ScheduleConfig
-from simulator.world.events import EventsConfig, draw_rounds, form_events
+from simulator.world.events import (
+    EventsConfig,
+    check_rounds,
+    draw_rounds,
+    form_events,
+    round_weights,
+)
 
 
 @pytest.fixture
@@ -89,3 +95,12 @@ def test_round_weights_match_rounds() -> None:
         )
     with pytest.raises(ValueError, match=r"round_robin_fill.*'elite'"):
         EventsConfig(round_robin_fill="elite")
+
+
+def test_unset_round_weights_follow_the_rounds() -> None:
+    """Unset weights: the documented ones for 5, 7, 9 rounds, equal otherwise."""
+    events = EventsConfig()
+    assert round_weights((5, 7, 9), events) == (0.4, 0.35, 0.25)
+    assert round_weights((7, 9), events) == ()
+    assert round_weights((5, 7, 9), EventsConfig(round_weights=())) == ()
+    check_rounds("ScheduleConfig", (7, 9), events)  # no weights to match

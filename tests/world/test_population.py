@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from small_pools import START, Z, arrays, pool
+from small_pools import START, Z, arrays, pool, simple_pool
 
 from simulator.systems._common import year_of
 from simulator.world.population import (
@@ -64,8 +64,12 @@ def test_no_newcomers_without_a_horizon(rng: np.random.Generator) -> None:
 
 
 def test_arrivals_at_configured_rate(rng: np.random.Generator) -> None:
-    """About 22 % of the pool arrives each year (Poisson count within 5 SD)."""
-    pop = pool(rng, 20_000, n_days=2 * DAYS_PER_YEAR)
+    """About 22 % of the pool arrives each year (Poisson count within 5 SD).
+
+    The simple world's constant rate; arrivals that follow the pool (the
+    default) are tested in test_realistic_world.
+    """
+    pop = simple_pool(rng, 20_000, n_days=2 * DAYS_PER_YEAR)
     mean = 0.22 * 20_000 * 2
     assert abs(int(pop.newcomer.sum()) - mean) <= Z * np.sqrt(mean)
 
@@ -80,9 +84,9 @@ def test_junior_share(rng: np.random.Generator) -> None:
     assert ages.min() >= 6 and ages.max() <= 85
 
 
-def test_initial_strength_near_world_targets(rng: np.random.Generator) -> None:
-    """Median near 1700, SD within 235-340 and the band shares of docs/world.md."""
-    pop = pool(rng, 100_000)
+def test_simple_initial_strength_near_world_targets(rng: np.random.Generator) -> None:
+    """The simple world: median near 1700, SD within 235-340, docs/world.md's bands."""
+    pop = simple_pool(rng, 100_000)
     s = pop.true_strength
     # Documented: median about 1705, SD about 333 (sampling SEs about 1 point).
     assert abs(np.median(s) - 1705) <= 15
@@ -99,6 +103,28 @@ def test_initial_strength_near_world_targets(rng: np.random.Generator) -> None:
     # Adults 25-45: SD near 235 (docs/world.md, after March 2024).
     adult = (age(pop, START) >= 25) & (age(pop, START) < 45)
     assert 190 <= s[adult].std() <= 250
+
+
+def test_default_initial_strength_as_documented(rng: np.random.Generator) -> None:
+    """The default initial pool: the figures of PopulationConfig's docstring.
+
+    It starts above the published list of Oct 2026 so that, three years on,
+    its list is that list (test_calibration holds the list).
+    """
+    pop = pool(rng, 100_000)
+    s = pop.true_strength
+    # Documented: median about 1790, SD about 263, adults 25-45 about 213
+    # (sampling SEs about 1 point).
+    assert abs(np.median(s) - 1790) <= 15
+    assert abs(s.std() - 263) <= 10
+    adult = (age(pop, START) >= 25) & (age(pop, START) < 45)
+    assert abs(s[adult].std() - 213) <= 10
+    # About 21 % below 1600, 19 % above 2000, 1.1 % above 2400 (SE <= 0.13 %).
+    assert abs(np.mean(s < 1600) - 0.21) <= 0.015
+    assert abs(np.mean(s >= 2000) - 0.19) <= 0.015
+    assert abs(np.mean(s >= 2400) - 0.011) <= 0.002
+    junior = age(pop, START) < JUNIOR_AGE
+    assert abs(np.mean(junior[s < 1600]) - 0.545) <= 0.03
 
 
 def test_activity_heavy_tailed_and_rising_with_strength(
@@ -130,8 +156,12 @@ def test_strength_day_must_be_finite(rng: np.random.Generator) -> None:
 
 
 def test_arrivals_weaker_younger_and_juniors_lower(rng: np.random.Generator) -> None:
-    """Newcomers enter weaker and younger than the pool; their juniors lower still."""
-    pop = pool(rng, 20_000, n_days=3 * DAYS_PER_YEAR)
+    """Newcomers enter weaker and younger than the pool; their juniors lower still.
+
+    The simple world's newcomers, on the age curve; the default's strengths
+    by entry age group are tested in test_realistic_world.
+    """
+    pop = simple_pool(rng, 20_000, n_days=3 * DAYS_PER_YEAR)
     new = pop.newcomer
     entry_age = (pop.arrival_day - pop.birth_day) / DAYS_PER_YEAR
     s = pop.true_strength
@@ -145,9 +175,13 @@ def test_arrivals_weaker_younger_and_juniors_lower(rng: np.random.Generator) -> 
 
 
 def test_departures_at_configured_rate(rng: np.random.Generator) -> None:
-    """About 15 % of players leave within a year of entering."""
+    """About 15 % of players leave within a year of entering.
+
+    The simple world's constant hazard; the default's hazard by games, age and
+    idleness is tested in test_realistic_world.
+    """
     n = 100_000
-    pop = pool(rng, n, n_days=2 * DAYS_PER_YEAR)
+    pop = simple_pool(rng, n, n_days=2 * DAYS_PER_YEAR)
     p = pop.config.departure_rate
     assert p == 0.15
     initial = ~pop.newcomer

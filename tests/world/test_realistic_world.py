@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from small_pools import START, Z
+from small_pools import START, Z, simple_config
 
 from simulator.config import ConfigError, parse_config
 from simulator.world.development import DevelopmentConfig, junior_growth
@@ -132,7 +132,12 @@ def test_arrivals_follow_the_pool(rng: np.random.Generator) -> None:
 def test_exit_hazard(rng: np.random.Generator) -> None:
     """The base hazard alone gives its yearly share; idle players leave more."""
     base = ExitsConfig(
-        model="hazard", base_rate=0.2, new_player_factor=1.0, idle_rate=0.0
+        model="hazard",
+        base_rate=0.2,
+        new_player_factor=1.0,
+        idle_rate=0.0,
+        age_knots=(),
+        age_factors=(),
     )
     pop = _pool(rng, 20_000, 1.0, exits=base)
     initial = pop.kind == PlayerKind.INITIAL
@@ -140,17 +145,35 @@ def test_exit_hazard(rng: np.random.Generator) -> None:
     p = -np.expm1(-0.2)
     assert abs(left - p) < Z * np.sqrt(p * (1 - p) / initial.sum())
     idle = ExitsConfig(
-        model="hazard", base_rate=0.05, new_player_factor=1.0, idle_rate=2.0
+        model="hazard",
+        base_rate=0.05,
+        new_player_factor=1.0,
+        idle_rate=2.0,
+        age_knots=(),
+        age_factors=(),
     )
     pop = _pool(rng, 20_000, 1.0, exits=idle)
     games = pop.activity * 12
-    gone = np.isfinite(pop.departure_day) & (pop.kind == PlayerKind.INITIAL)
-    few, many = games < 2, games > 20
-    assert gone[few].mean() > gone[many].mean() + 0.3
+    initial = pop.kind == PlayerKind.INITIAL
+    gone = np.isfinite(pop.departure_day)
+    # The initial pool is established: a constant yearly hazard, the base
+    # plus the idle part, exp(-games a year) weighted.
+    p_gone = -np.expm1(-(0.05 + 2.0 * np.exp(-games)))
+    few, many = initial & (games < 2), initial & (games > 20)
+    for mask in (few, many):
+        expected = p_gone[mask].mean()
+        se = np.sqrt(expected * (1 - expected) / mask.sum())
+        assert abs(gone[mask].mean() - expected) < Z * se
+    assert gone[few].mean() > gone[many].mean() + 0.2
     # New players (fewer than 30 games expected) leave more often: each
     # newcomer's chance to leave within a year, month by month.
     newbie = ExitsConfig(
-        model="hazard", base_rate=0.1, new_player_factor=4.0, idle_rate=0.0
+        model="hazard",
+        base_rate=0.1,
+        new_player_factor=4.0,
+        idle_rate=0.0,
+        age_knots=(),
+        age_factors=(),
     )
     pop = _pool(rng, 20_000, 2.0, arrival_rate=1.0, exits=newbie)
     first = pop.newcomer & (pop.arrival_day < START + DAYS_PER_YEAR)
@@ -232,4 +255,7 @@ def test_federations_and_default_draws(rng: np.random.Generator) -> None:
     for share, got in zip((0.5, 0.3, 0.2), counts, strict=True):
         assert abs(got - share) < Z * np.sqrt(share * (1 - share) / pop.n_players)
     assert not PopulationConfig(federations=feds).original
-    assert PopulationConfig().original
+    # The default is the realistic world; the simple world draws as before.
+    assert not PopulationConfig().original
+    assert simple_config(100).original
+    assert not simple_config(100, federations=feds).original

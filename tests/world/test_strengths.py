@@ -12,7 +12,7 @@ import dataclasses
 
 import numpy as np
 import pytest
-from small_pools import START, Z, arrays, pool
+from small_pools import START, Z, arrays, pool, simple_config, simple_pool
 
 from simulator.world.population import (
     JUNIOR_AGE,
@@ -49,8 +49,11 @@ def test_juniors_improve_and_veterans_decline(rng: np.random.Generator) -> None:
 
 
 def test_trend_is_the_integral_of_the_age_curve(rng: np.random.Generator) -> None:
-    """Without the random walk, a year's change is growth x the curve's integral."""
-    config = PopulationConfig(n_players=2000, drift_sd=0.0)
+    """Without the random walk, a year's change is growth x the curve's integral.
+
+    The simple world: no drift by level, one random walk (``drift_sd``).
+    """
+    config = simple_config(2000, drift_sd=0.0)
     pop = make_population(config, rng, start_day=START, n_days=0)
     change = advance(pop, START + DAYS_PER_YEAR, rng).true_strength - pop.true_strength
     a0 = age(pop, START)
@@ -64,8 +67,11 @@ def test_trend_is_the_integral_of_the_age_curve(rng: np.random.Generator) -> Non
 def test_step_size_does_not_change_distribution(
     seed: int, n_days: int, n_steps: int
 ) -> None:
-    """One step of n days and many small steps give matching changes."""
-    pop = pool(np.random.default_rng(seed), 20_000, n_days=n_days)
+    """One step of n days and many small steps give matching changes.
+
+    The simple world, whose random walk is ``drift_sd`` at every age.
+    """
+    pop = simple_pool(np.random.default_rng(seed), 20_000, n_days=n_days)
     one_rng, many_rng = np.random.default_rng(seed).spawn(2)
     one = advance(pop, START + n_days, one_rng)
     many = pop
@@ -196,10 +202,11 @@ def test_moving_players_only_when_read_keeps_the_distribution(seed: int) -> None
 
     The engine moves a player only when their strength is read (their games,
     the checkpoints); the changes over the whole span must have the same
-    distribution as daily steps for everyone.
+    distribution as daily steps for everyone. The simple world, whose random
+    walk is ``drift_sd`` at every age.
     """
     n_days = 120
-    pop = pool(np.random.default_rng(seed), 20_000, n_days=n_days)
+    pop = simple_pool(np.random.default_rng(seed), 20_000, n_days=n_days)
     daily_rng, lazy_rng = np.random.default_rng(seed).spawn(2)
     daily, lazy = pop, pop
     for day in range(START + 1, START + n_days + 1):
