@@ -14,7 +14,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from simulator.config import RunConfig, SeedingConfig, expand, load_config
+from simulator.config import (
+    RunConfig,
+    SeedingConfig,
+    expand,
+    load_config,
+    override_config,
+)
 from simulator.engine import run_replicate
 from simulator.evaluation.results import combine
 from simulator.evaluation.settings import ORACLE
@@ -125,19 +131,38 @@ def test_fide_rules_cap_lifts_top_players(seed: int) -> None:
 
 
 def test_deflation_lichess_regulator_inflates(seed: int) -> None:
-    """Lichess's rating regulator makes its cohort drift above textbook Glicko-2's."""
+    """Lichess's rating regulator makes its cohort drift above Lichess without it.
+
+    The regulator multiplies a player's gains (docs/rules.md); the same
+    system without it isolates that, paired on the same games. (Against
+    textbook Glicko-2 the difference also holds the per-game dynamics, and in
+    the default world it changes sign from seed to seed.) Seeds 1-5 and 42
+    gave 0.60 to 0.71 points a year.
+    """
     config = _small("deflation", n_players=500, years=3.0)
     summary = _run(config, seed)["otb"].summary.set_index("system")["drift_per_year"]
-    assert summary["lichess"] > summary["glicko2"] + 3.0
+    assert summary["lichess"] > summary["lichess, no regulator"] + 0.3
 
 
-def test_fide_vs_lichess_online_sits_above_otb(seed: int) -> None:
-    """With a weaker online pool, shared players rate higher on Lichess than in FIDE."""
-    config = _small("fide-vs-lichess", n_players=1200, years=1.5)
-    comparison = _run(config, seed)["otb"].comparison
-    fit = comparison[comparison["kind"] == "fit"].iloc[0]
-    assert fit["n"] > 50
-    assert fit["gap"] > 0.0
+def test_fide_vs_lichess_weaker_online_pool_lifts_the_gap(seed: int) -> None:
+    """A weaker online pool puts shared players higher on Lichess, against FIDE.
+
+    Paired: the same world with OTB play at every strength ("same pools").
+    The gap itself changes sign with the 2024 compression (it raises FIDE
+    ratings under 2000), so the test reads the composition's part of it.
+    Without the online strength offsets, whose noise is not under test:
+    seeds 1-5 and 42 gave 30 to 54 points.
+    """
+    config = _small("fide-vs-lichess", n_players=2000, years=1.5)
+    config = override_config(config, ["arena.1.strength_offset_sd=0.0"])
+    same = override_config(config, ['arena.0.schedule.participation_midpoint="none"'])
+    gaps = []
+    for c in (config, same):
+        comparison = _run(c, seed)["otb"].comparison
+        fit = comparison[comparison["kind"] == "fit"].iloc[0]
+        assert fit["n"] > 50
+        gaps.append(float(fit["gap"]))
+    assert gaps[0] > gaps[1] + 15.0
 
 
 @pytest.mark.parametrize("name", ["convergence", "fide-vs-lichess"])
