@@ -31,7 +31,7 @@ close, before: the list systems' first ratings, 700 rule and rounding per
 event read the games of the period as a whole.
 
 A system that rates a period from per-player sums of its games
-(``period_sums``, ``add_sums``, ``rate_from_sums``: Glicko-2,
+(``period_sums``, ``add_sums``, ``rate_from_sums``: Glicko-2 and Glicko-1,
 :class:`simulator.systems.glicko2.Glicko2Sums`) keeps no games at all:
 :class:`Folded` adds each segment's sums as it comes, against the ratings in
 force, which are the period's start values (a period's ratings change only
@@ -309,7 +309,7 @@ def folds(system: Any) -> bool:
     """
     cls = type(system)
     owner = next((c for c in cls.__mro__ if "rate_from_sums" in vars(c)), None)
-    if owner is None or int(getattr(system, "closing_days", 0)) > 0:
+    if owner is None or system.per_game or int(getattr(system, "closing_days", 0)):
         return False
     return all(
         getattr(cls, name, None) is getattr(owner, name, None)

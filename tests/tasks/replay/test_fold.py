@@ -1,4 +1,4 @@
-"""Glicko-2's period folded into per-player sums as its games come.
+"""Glicko-2's and Glicko-1's periods folded into per-player sums as games come.
 
 The oracle is the replay with the period's games kept and rated in one call
 (``pending_for(..., fold=False)``, itself held to the old joined batches byte
@@ -22,7 +22,9 @@ from test_replay_pending import _batches
 from simulator.data.records import GameBatch, Players, read_games
 from simulator.data.samples import write_lichess_pgn
 from simulator.data.trf import read_trf
+from simulator.systems import make_system
 from simulator.systems._common import Games
+from simulator.systems.glicko import Glicko
 from simulator.systems.glicko2 import (
     Glicko2,
     Glicko2Sums,
@@ -80,8 +82,9 @@ def _assert_same(folded: walk.ReplayResult, kept: walk.ReplayResult) -> None:
 @pytest.mark.parametrize(
     "systems",
     [
-        ["glicko2", "fide", "elo"],
+        ["glicko2", "fide", "elo", "glicko"],
         ["w=glicko2:period=week", "y=glicko2:period=year:tau=0.3"],
+        ["gq=glicko:period=quarter:c=20", "gw=glicko:period=week"],
     ],
 )
 @pytest.mark.parametrize("rated_share", [0.15, 0.6])
@@ -111,7 +114,8 @@ def test_fold_on_a_lichess_month(
     def make() -> Any:
         return read_games(path, players=Players(), batch_size=700)
 
-    folded, kept = _both(make, ["glicko2", "lichess"], monkeypatch, predictions=True)
+    systems = ["glicko2", "glicko", "lichess"]
+    folded, kept = _both(make, systems, monkeypatch, predictions=True)
     _assert_same(folded, kept)
     # Many parts per player: the fold is in use, and its sums' order shows
     # in the last bits of some ratings.
@@ -182,6 +186,38 @@ def test_rate_is_rate_from_sums() -> None:
     assert a.rd[1] == a.rd[4] == system.initial_rd
 
 
+def test_glicko1_rate_is_rate_from_sums() -> None:
+    """Glicko-1's period: one part bit for bit, parts within RTOL, last days kept."""
+    system = Glicko(period="week")
+    rng = np.random.default_rng(4)
+    n, m = 40, 600
+    state = system.new_state(n, rating=np.where(rng.random(n) < 0.8, 1600.0, np.nan))
+    white = rng.integers(0, n - 2, m)  # the last two never play
+    black = (white + rng.integers(1, n - 2, m)) % (n - 2)
+    day = np.sort(rng.uniform(0, 6, m)) + 19723
+    games = Games(white, black, rng.choice([0.0, 0.5, 1.0], m), day=day)
+    whole = system.rate(state, games)
+    one = system.rate_from_sums(state, system.period_sums(state, games))
+    for x, y in zip(whole, one, strict=True):
+        assert np.array_equal(x, y, equal_nan=True)
+    sums = system.period_sums(state, games.take(np.arange(0)))
+    for lo in range(0, m, 50):
+        sums = system.add_sums(
+            sums, system.period_sums(state, games.take(np.arange(lo, min(lo + 50, m))))
+        )
+    parts = system.rate_from_sums(state, sums)
+    for x, y in zip(whole, parts, strict=True):
+        np.testing.assert_allclose(y, x, rtol=RTOL, atol=0, equal_nan=True)
+    assert np.array_equal(whole.last_day, parts.last_day, equal_nan=True)
+    assert np.isnan(parts.last_day[-2:]).all() and parts.n_games[-2:].tolist() == [0, 0]
+    # Games without days: the period's day is their players' last day.
+    undated = Games(white, black, games.score)
+    a = system.rate(state, undated, day=19730.0)
+    b = system.rate_from_sums(state, system.period_sums(state, undated), day=19730.0)
+    assert np.array_equal(a.last_day, b.last_day, equal_nan=True)
+    assert (a.last_day[:-2] == 19730.0).all()
+
+
 def test_folded_memory_does_not_grow_with_games() -> None:
     """The running sums are per player; players who enter late join them."""
     system = Glicko2()
@@ -203,16 +239,16 @@ def test_folded_memory_does_not_grow_with_games() -> None:
 
 
 def test_only_systems_that_rate_from_sums_fold() -> None:
-    """Glicko-2 folds; a subclass overriding rate, a list system, Glicko-1 do not."""
+    """Glicko-2 and Glicko-1 fold; a subclass overriding rate, a list system not."""
 
     class Own(Glicko2):
         def rate(self, state: Any, games: Games, **kwargs: Any) -> Any:
             return super().rate(state, games, **kwargs)
 
-    from simulator.systems import make_system
-
     assert folds(Glicko2()) and not folds(Own())
-    for name in ("fide", "classic", "glicko"):
+    assert folds(Glicko()) and not folds(Glicko(per_game=True))
+    for name in ("fide", "classic", "fide-2024", "glicko2", "glicko"):
         system = make_system(name)
         state = system.new_state(0, day=19723.0)
-        assert not isinstance(pending_for(system, state), Folded), name
+        folded = isinstance(pending_for(system, state), Folded)
+        assert folded == name.startswith("glicko"), name
