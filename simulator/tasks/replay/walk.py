@@ -49,12 +49,13 @@ not carry.)
 
 Memory holds the players' states (with room for as many players again, so
 that new players enter without copying the pool), one batch, the recorder's
-fixed-size sums and, for each period system, its open period: Glicko-2's as
-per-player sums, folded in as the games come; a list system's games,
-compactly (:mod:`~simulator.tasks.replay.pending`: about 14 bytes a game,
-and one game a player for the games between players unrated on a list),
-since it rates a period's games as a whole. Beyond those, memory does not
-grow with the file (with ``history`` or ``predictions``, those tables do).
+fixed-size sums and, for each period system, its open period: Glicko-2's and
+Glicko-1's as per-player sums, folded in as the games come; a list system's
+games, compactly (:mod:`~simulator.tasks.replay.pending`: about 14 bytes a
+game, and one game a player for the games between players unrated on a
+list), since it rates a period's games as a whole. Beyond those, memory
+does not grow with the file (with ``history`` or ``predictions``, those
+tables do).
 """
 
 from __future__ import annotations
