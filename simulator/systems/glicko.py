@@ -65,6 +65,7 @@ __all__ = [
     "C",
     "Glicko",
     "GlickoState",
+    "GlickoSums",
     "Q",
     "estimated_variance",
     "expected",
@@ -86,6 +87,24 @@ _PERIOD_DAYS: dict[str, float] = {
     name: 7.0 if months == 0 else months * DAYS_PER_YEAR / 12.0
     for name, months in PERIODS.items()
 }
+
+
+class GlickoSums(NamedTuple):
+    """Step 2's per-player sums over a period's games, each of shape (n_players,).
+
+    Against the values at the onset of the period, which do not change during
+    it: the sums of a period's parts, added (:meth:`Glicko.add_sums`), rate
+    the period (:meth:`Glicko.rate_from_sums`) without its games.
+    """
+
+    #: ``sum g(RD_j)^2 E (1 - E)``: ``1 / (q^2 d^2)``.
+    info: FloatArray
+    #: ``sum g(RD_j) (s - E)``.
+    gain: FloatArray
+    #: Games played.
+    n_games: IntArray
+    #: The day of each player's last game (-inf: none, or no days given).
+    latest: FloatArray
 
 
 class GlickoState(NamedTuple):
@@ -248,11 +267,17 @@ def _rate_period_counts(
 
     # Step 2: sums over each player's games against onset values.
     info, gain, counts = _sums(rating, rd, white, black, score, checked=checked)
+    new_rating, new_rd = _step2(rating, rd, info, gain)
+    return new_rating, new_rd, counts
+
+
+def _step2(
+    rating: FloatArray, rd: FloatArray, info: FloatArray, gain: FloatArray
+) -> tuple[FloatArray, FloatArray]:
+    """Step 2's new rating and RD from the onset values and the period's sums."""
     inv_d2 = Q * Q * info  # 1 / d^2; 0 for players without games.
     precision = 1.0 / (rd * rd) + inv_d2
-    new_rating = rating + Q / precision * gain
-    new_rd = np.sqrt(1.0 / precision)
-    return new_rating, new_rd, counts
+    return rating + Q / precision * gain, np.sqrt(1.0 / precision)
 
 
 @dataclass(frozen=True)
@@ -451,29 +476,70 @@ class Glicko:
     def _rate_period(
         self, state: GlickoState, games: Games, day: float | None
     ) -> GlickoState:
-        n_players = state.rating.shape[0]
-        rating, rd, played = _rate_period_counts(
+        return self.rate_from_sums(state, self._game_sums(state, games), day=day)
+
+    def period_sums(self, state: GlickoState, games: Games) -> GlickoSums:
+        """Step 2's per-player sums of a period's ``games`` (or a part of them).
+
+        Period mode only. Against the values at the onset of the period (RD
+        grown by step 1); the parts of a period, summed with
+        :meth:`add_sums`, rate it with :meth:`rate_from_sums` as :meth:`rate`
+        rates its games in one call, but for the order of the sums (as
+        Glicko-2's: :class:`~simulator.systems.glicko2.Glicko2Sums`).
+        """
+        if self.per_game:
+            raise ValueError("Glicko.period_sums is for period mode (per_game=False).")
+        games.check_players(state.rating.shape[0])
+        return self._game_sums(state, games)
+
+    def _game_sums(self, state: GlickoState, games: Games) -> GlickoSums:
+        # Step 1: RD at the onset of the period, for every player.
+        rd = grow_rd(state.rd, 1.0, c=self.c, max_rd=self.initial_rd)
+        info, gain, counts = _sums(
             state.rating,
-            state.rd,
+            rd,
             games.white,
             games.black,
             games.score,
-            c=self.c,
-            max_rd=self.initial_rd,
             checked=True,  # Games indices are >= 0, and check_players bounds them
         )
+        latest = np.full(state.rating.shape[0], -np.inf)
+        if games.day is not None and games.n_games:
+            _latest_days(latest, games.white, games.black, games.day)
+        return GlickoSums(info, gain, counts, latest)
+
+    def add_sums(self, a: GlickoSums, b: GlickoSums) -> GlickoSums:
+        """The sums of two parts of a period (arrays of one length)."""
+        check_lengths("Glicko-1 sums", a=a.info, b=b.info)
+        return GlickoSums(
+            a.info + b.info,
+            a.gain + b.gain,
+            a.n_games + b.n_games,
+            np.maximum(a.latest, b.latest),
+        )
+
+    def rate_from_sums(
+        self, state: GlickoState, sums: GlickoSums, *, day: float | None = None
+    ) -> GlickoState:
+        """Rate one period from its per-player sums (:meth:`period_sums`).
+
+        ``day`` is the last day of a player who played only games without
+        days (it is recorded in ``last_day``), as in :meth:`rate`.
+        """
+        info, gain, played, latest = sums
+        check_lengths("Glicko-1", rating=state.rating, n_games=played)
+        # Step 1: RD at the onset of the period, for every player.
+        rd = grow_rd(state.rd, 1.0, c=self.c, max_rd=self.initial_rd)
+        rating, rd = _step2(state.rating, rd, info, gain)
         n_games = (state.n_games + played).astype(np.intp)
         # Never-played players stay at the new-player values (no step-1 growth).
         fresh = n_games == 0
         rd = np.where(fresh, state.rd, rd)
-        last_day = state.last_day.copy()
-        if games.day is not None and games.n_games:
-            latest = np.full(n_players, -np.inf)
-            _latest_days(latest, games.white, games.black, games.day)
-            last_day = np.where(np.isfinite(latest), latest, last_day)
-        elif day is not None:
-            for side in (games.white, games.black):
-                last_day[side] = float(day)
+        last_day = np.where(np.isfinite(latest), latest, state.last_day)
+        if day is not None:
+            # Players whose games had no days (a latest of -inf; NaN is a
+            # game's NaN day, which keeps the last day as rate always has).
+            last_day[(played > 0) & (latest == -np.inf)] = float(day)
         return GlickoState(rating, rd, n_games, last_day)
 
     def _rate_games_round(

@@ -48,10 +48,14 @@ __all__ = [
     "VOLATILITY",
     "Glicko2",
     "Glicko2State",
+    "Glicko2Sums",
+    "add_sums",
     "expected",
     "g",
     "new_volatility",
     "period_close",
+    "period_sums",
+    "rate_from_sums",
     "rate_period",
 ]
 
@@ -381,40 +385,116 @@ def rate_period(
     return rating, rd, volatility
 
 
-def _rate_period(
+class Glicko2Sums(NamedTuple):
+    """Step 3's per-player sums over a period's games, each of shape (n_players,).
+
+    Every game counts against the opponents' pre-period values, which do not
+    change during a period: so the sums of a period's parts, added
+    (:func:`add_sums`), are the sums of the whole period, and a period can be
+    rated from them (:func:`rate_from_sums`) without its games. Added part by
+    part, each player's terms are summed in another order than in one call
+    (White's sides of all the games first, then Black's), so the rating can
+    differ in the last bits (about 1e-15 relative per step): far below any
+    rating's meaning, and below the volatility iteration's own tolerance.
+    """
+
+    #: ``sum g(phi_j)^2 E (1 - E)``, the inverse of step 3's ``v``.
+    info: FloatArray
+    #: ``sum g(phi_j) (s - E)``, step 4's sum.
+    gain: FloatArray
+    #: Games played.
+    n_games: IntArray
+
+
+def period_sums(
     rating: ArrayLike,
     rd: ArrayLike,
-    volatility: ArrayLike,
     white: ArrayLike,
     black: ArrayLike,
     score: ArrayLike,
     *,
-    tau: float,
-    epsilon: float,
-    max_iterations: int,
     checked: bool = False,
-) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
-    """:func:`rate_period`, with each player's number of games in the period.
+) -> Glicko2Sums:
+    """Step 3's per-player sums of a period's games, or of a part of them.
 
-    ``checked`` says the indices are known to lie in ``[0, n_players)``.
+    Parameters
+    ----------
+    rating, rd : ndarray of shape (n_players,)
+        Pre-period values on the Glicko scale.
+    white, black : ndarray of shape (n_games,)
+        Player indices of each game.
+    score : ndarray of shape (n_games,)
+        White's score (1, 0.5, 0).
+    checked : bool, default False
+        The indices are known to lie in ``[0, n_players)``.
+
+    Returns
+    -------
+    Glicko2Sums
+        Each game counted from both sides, White's sides first, then
+        Black's, in game order.
+
+    Examples
+    --------
+    Glickman's example, in two parts:
+
+    >>> r, rd = [1500, 1400, 1550, 1700], [200, 30, 100, 300]
+    >>> one = period_sums(r, rd, [0], [1], [1])
+    >>> two = period_sums(r, rd, [0, 0], [2, 3], [0, 0])
+    >>> new_r, new_rd, new_s = rate_from_sums(r, rd, [0.06] * 4, add_sums(one, two))
+    >>> round(float(new_r[0]), 4), round(float(new_rd[0]), 4)
+    (1464.0507, 151.5165)
     """
     rating = np.asarray(rating, dtype=np.float64)
+    rd = np.asarray(rd, dtype=np.float64)
     white = np.asarray(white, dtype=np.intp)
     black = np.asarray(black, dtype=np.intp)
     score = np.asarray(score, dtype=np.float64)
-    rd = np.asarray(rd, dtype=np.float64)
-    sigma = np.asarray(volatility, dtype=np.float64)
     check_lengths("Glicko-2", white=white, black=black, score=score)
-    check_lengths("Glicko-2", rating=rating, rd=rd, volatility=sigma)
-    n_players = rating.shape[0]
-
+    check_lengths("Glicko-2", rating=rating, rd=rd)
     # Step 2: convert to the Glicko-2 scale.
     mu = (rating - RATING) / SCALE
     phi = rd / SCALE
-
     # Step 3: each game seen from both sides against pre-period values; g once
     # per player, then gathered.
     info, gain, counts = _step3_sums(mu, g(phi), white, black, score, checked=checked)
+    return Glicko2Sums(info, gain, counts)
+
+
+def add_sums(a: Glicko2Sums, b: Glicko2Sums) -> Glicko2Sums:
+    """The sums of two parts of a period (arrays of one length).
+
+    >>> s = period_sums([1500, 1400], [200, 30], [0], [1], [1])
+    >>> add_sums(s, s).n_games.tolist()
+    [2, 2]
+    """
+    check_lengths("Glicko-2 sums", a=a.info, b=b.info)
+    return Glicko2Sums(a.info + b.info, a.gain + b.gain, a.n_games + b.n_games)
+
+
+def rate_from_sums(
+    rating: ArrayLike,
+    rd: ArrayLike,
+    volatility: ArrayLike,
+    sums: Glicko2Sums,
+    *,
+    tau: float = TAU,
+    epsilon: float = EPSILON,
+    max_iterations: int = MAX_ITERATIONS,
+) -> tuple[FloatArray, FloatArray, FloatArray]:
+    """Steps 3-8 from a period's per-player sums (:func:`period_sums`).
+
+    Parameters and returns as :func:`rate_period`, with the period's games
+    given by their ``sums``.
+    """
+    rating = np.asarray(rating, dtype=np.float64)
+    rd = np.asarray(rd, dtype=np.float64)
+    sigma = np.asarray(volatility, dtype=np.float64)
+    info, gain, counts = sums
+    check_lengths("Glicko-2", rating=rating, rd=rd, volatility=sigma, n_games=counts)
+    n_players = rating.shape[0]
+    mu = (rating - RATING) / SCALE
+    phi = rd / SCALE
 
     # Players with games: a slice when that is everyone (as in the engine's
     # periods), so that their values are views, not gathers.
@@ -449,7 +529,39 @@ def _rate_period(
         sigma_new[p] = sigma_p
 
     # Step 8: back to the Glicko scale.
-    return SCALE * mu_new + RATING, SCALE * phi_new, sigma_new, counts
+    return SCALE * mu_new + RATING, SCALE * phi_new, sigma_new
+
+
+def _rate_period(
+    rating: ArrayLike,
+    rd: ArrayLike,
+    volatility: ArrayLike,
+    white: ArrayLike,
+    black: ArrayLike,
+    score: ArrayLike,
+    *,
+    tau: float,
+    epsilon: float,
+    max_iterations: int,
+    checked: bool = False,
+) -> tuple[FloatArray, FloatArray, FloatArray, IntArray]:
+    """:func:`rate_period`, with each player's number of games in the period.
+
+    ``checked`` says the indices are known to lie in ``[0, n_players)``.
+    """
+    white = np.asarray(white, dtype=np.intp)
+    black = np.asarray(black, dtype=np.intp)
+    score = np.asarray(score, dtype=np.float64)
+    rating = np.asarray(rating, dtype=np.float64)
+    rd = np.asarray(rd, dtype=np.float64)
+    sigma = np.asarray(volatility, dtype=np.float64)
+    check_lengths("Glicko-2", white=white, black=black, score=score)
+    check_lengths("Glicko-2", rating=rating, rd=rd, volatility=sigma)
+    sums = period_sums(rating, rd, white, black, score, checked=checked)
+    new = rate_from_sums(
+        rating, rd, sigma, sums, tau=tau, epsilon=epsilon, max_iterations=max_iterations
+    )
+    return (*new, sums.n_games)
 
 
 #: The smallest tolerance of the volatility iteration (float64's resolution
@@ -575,21 +687,41 @@ class Glicko2:
         ``day`` is not needed and ``overwrite_state`` has no use here (a
         period builds new arrays); both are ignored.
         """
-        n_players = state.rating.shape[0]
-        games.check_players(n_players)
-        rating, rd, volatility, played = _rate_period(
+        games.check_players(state.rating.shape[0])
+        return self.rate_from_sums(state, _game_sums(state, games))
+
+    def period_sums(self, state: Glicko2State, games: Games) -> Glicko2Sums:
+        """Step 3's per-player sums of a period's ``games`` (or a part of them).
+
+        The parts of a period, summed with :func:`add_sums`, rate it with
+        :meth:`rate_from_sums` as :meth:`rate` rates its games in one call,
+        but for the order of the sums (:class:`Glicko2Sums`): the
+        walk-forward replay folds a period's games into them as they come.
+        """
+        games.check_players(state.rating.shape[0])
+        return _game_sums(state, games)
+
+    def add_sums(self, a: Glicko2Sums, b: Glicko2Sums) -> Glicko2Sums:
+        """The sums of two parts of a period: :func:`add_sums`."""
+        return add_sums(a, b)
+
+    def rate_from_sums(
+        self, state: Glicko2State, sums: Glicko2Sums, *, day: float | None = None
+    ) -> Glicko2State:
+        """Rate one period from its per-player sums (:meth:`period_sums`).
+
+        ``day`` is not needed and is ignored.
+        """
+        rating, rd, volatility = rate_from_sums(
             state.rating,
             state.rd,
             state.volatility,
-            games.white,
-            games.black,
-            games.score,
+            sums,
             tau=self.tau,
             epsilon=self.epsilon,
             max_iterations=MAX_ITERATIONS,
-            checked=True,  # Games indices are >= 0, and check_players bounds them
         )
-        n_games = state.n_games + played
+        n_games = state.n_games + sums.n_games
         # Never-played players stay at the new-player values (no step-6 growth).
         fresh = n_games == 0
         rd = np.where(fresh, state.rd, rd)
@@ -602,3 +734,15 @@ class Glicko2:
     def rating(self, state: Glicko2State) -> FloatArray:
         """Published ratings: Glicko-2 publishes every player's rating."""
         return state.rating.copy()
+
+
+def _game_sums(state: Glicko2State, games: Games) -> Glicko2Sums:
+    """:func:`period_sums` of ``games``, whose players are checked."""
+    return period_sums(
+        state.rating,
+        state.rd,
+        games.white,
+        games.black,
+        games.score,
+        checked=True,  # Games indices are >= 0, and check_players bounds them
+    )

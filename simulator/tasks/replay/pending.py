@@ -25,13 +25,23 @@ them in as few bytes as give the same ``Games`` back, bit for bit:
   player, not one per game. A player's pool rows, rated games and events
   come from the other games, all kept, in their order.
 
-The memory of a period then grows by about 10 bytes a game for Glicko-2
-and 14 for a list system (games with a rated side), against 48 per system,
-and 96 at the close, before. The games of a period themselves must stay:
-Glicko-2 sums each player's terms White's sides first, then Black's
-(:func:`simulator.systems.glicko2._side_sums`), so a running sum would round
-differently; the list systems' first ratings, 700 rule and rounding per
+The memory of a period then grows by about 14 bytes a game for a list
+system (games with a rated side), against 48 per system, and 96 at the
+close, before: the list systems' first ratings, 700 rule and rounding per
 event read the games of the period as a whole.
+
+A system that rates a period from per-player sums of its games
+(``period_sums``, ``add_sums``, ``rate_from_sums``: Glicko-2 and Glicko-1,
+:class:`simulator.systems.glicko2.Glicko2Sums`) keeps no games at all:
+:class:`Folded` adds each segment's sums as it comes, against the ratings in
+force, which are the period's start values (a period's ratings change only
+at its close; players who enter during it get fixed start values). Memory
+then does not grow with the period. The sums are added in another order than
+``rate``'s one call over the period, so ratings can differ from it in the
+last bits, by about 1e-15 relative (``tests/tasks/replay/test_fold.py`` holds
+the replay to 1e-9 of it): far below any rating's meaning, and the outputs
+stay reproducible (the segments are the same for the same input and batch
+size).
 """
 
 from __future__ import annotations
@@ -41,11 +51,11 @@ from typing import Any
 import numpy as np
 
 from simulator._types import BoolArray
-from simulator.systems._common import FloatArray, Games
+from simulator.systems._common import FloatArray, Games, IntArray
 from simulator.systems.glicko2 import Glicko2
 from simulator.systems.lists.state import ListState
 
-__all__ = ["Pending", "pending_for"]
+__all__ = ["Folded", "Pending", "close_period", "folds", "pending_for"]
 
 #: Whole day numbers are exact in float32 below this magnitude (2**24).
 _FLOAT32_DAYS = float(2**24)
@@ -94,6 +104,7 @@ class Pending:
         self,
         games: Games,
         *,
+        state: Any = None,
         unrated_w: BoolArray | None = None,
         unrated_b: BoolArray | None = None,
         late: BoolArray | None = None,
@@ -105,6 +116,8 @@ class Pending:
         games : Games
             The segment's games, with ``day`` (and ``event_start`` for a
             system whose events are kept).
+        state : object, optional
+            The system's state (:meth:`Folded.add` reads it; unused here).
         unrated_w, unrated_b : ndarray of bool, optional
             Whether White, Black is unrated on the list in force (with
             ``unrated_once``).
@@ -206,17 +219,145 @@ class Pending:
         return games
 
 
-def pending_for(system: Any, state: Any) -> Pending:
+class Folded:
+    """A period's games folded into a system's per-player sums as they come.
+
+    For a system with ``period_sums(state, games)``, ``add_sums(a, b)`` and
+    ``rate_from_sums(state, sums, day=...)`` (module docstring). Each segment
+    is summed over its own players only (a segment is often far smaller than
+    the pool), then added into the running sums, grown (by doubling) as
+    players enter.
+
+    Parameters
+    ----------
+    system : rating system
+        The period system whose sums these are.
+    """
+
+    def __init__(self, system: Any) -> None:
+        self.system = system
+        self._n = 0
+        self._sums: Any = None
+
+    @property
+    def n_games(self) -> int:
+        """Games folded in."""
+        return self._n
+
+    def add(self, games: Games, *, state: Any, **_: Any) -> None:
+        """Fold a segment's ``games``, rated against ``state`` (the period's).
+
+        Other keywords (:meth:`Pending.add`'s) are not needed and ignored.
+        """
+        if games.n_games == 0:
+            return
+        n_players = int(state[0].shape[0])
+        idx = np.unique(np.concatenate([games.white, games.black]))
+        local = Games(
+            np.searchsorted(idx, games.white),
+            np.searchsorted(idx, games.black),
+            games.score,
+        )
+        sub = type(state)(*(a[idx] for a in state))
+        part = self.system.period_sums(sub, local)
+        running = self._grown(state, n_players)
+        now = self.system.add_sums(type(running)(*(a[idx] for a in running)), part)
+        for a, b in zip(running, now, strict=True):
+            a[idx] = b
+        self._n += games.n_games
+
+    def _grown(self, state: Any, n_players: int) -> Any:
+        """The running sums, with room for ``n_players``."""
+        have = 0 if self._sums is None else int(self._sums[0].shape[0])
+        if have >= n_players:
+            return self._sums
+        size = max(2 * have, n_players, 1024)
+        # A system's sums of no games are its sums' starting values.
+        none = Games(np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0))
+        fill = type(state)(*(np.resize(a[:1], size) for a in state))
+        grown = self.system.period_sums(fill, none)
+        if self._sums is not None:
+            for a, b in zip(grown, self._sums, strict=True):
+                a[:have] = b
+        self._sums = grown
+        return grown
+
+    def take(self, state: Any) -> Any:
+        """The period's sums over the players of ``state``; the next period starts.
+
+        A period without games gives the sums of no games (its players'
+        deviations still grow at the close).
+        """
+        n_players = int(state[0].shape[0])
+        if n_players == 0:
+            none = Games(np.empty(0, np.intp), np.empty(0, np.intp), np.empty(0))
+            sums = self.system.period_sums(state, none)
+        else:
+            running = self._grown(state, n_players)
+            sums = type(running)(*(a[:n_players].copy() for a in running))
+        self._sums = None
+        self._n = 0
+        return sums
+
+
+def folds(system: Any) -> bool:
+    """Whether a period system rates from sums that the replay can fold.
+
+    It must offer ``period_sums``, ``add_sums`` and ``rate_from_sums`` from
+    the class that wrote its ``rate`` (a subclass that overrides ``rate``
+    below it would be bypassed), and no closing window.
+    """
+    cls = type(system)
+    owner = next((c for c in cls.__mro__ if "rate_from_sums" in vars(c)), None)
+    if owner is None or system.per_game or int(getattr(system, "closing_days", 0)):
+        return False
+    return all(
+        getattr(cls, name, None) is getattr(owner, name, None)
+        for name in ("rate", "period_sums", "add_sums", "rate_from_sums")
+    )
+
+
+def pending_for(system: Any, state: Any, *, fold: bool = True) -> Pending | Folded:
     """Where a period system with ``state`` keeps its open period's games.
 
-    What it reads of them: a list system its events (and its games between
-    unrated players once a player), Glicko-2 no day, any other every field.
+    Folded into sums where the system allows it (:func:`folds`, and ``fold``);
+    else what it reads of them: a list system its events (and its games
+    between unrated players once a player), Glicko-2 no day, any other every
+    field.
     """
+    if fold and not isinstance(state, ListState) and folds(system):
+        return Folded(system)
     if isinstance(state, ListState):
         return Pending(days=False, events=True, unrated_once=True)
     if isinstance(system, Glicko2):
         return Pending(days=False, events=False, unrated_once=False)
     return Pending(days=True, events=True, unrated_once=False)
+
+
+def close_period(
+    system: Any,
+    state: Any,
+    pending: Pending | Folded,
+    *,
+    close: int,
+    cut: int | None,
+    played: bool,
+) -> tuple[Any, IntArray]:
+    """Rate the open period of ``pending``: the new state, and who played.
+
+    ``cut`` is the first day of the closing window (:meth:`Pending.take`);
+    who played (with repeats) only if ``played`` is asked, else no one.
+    """
+    who = np.empty(0, np.intp)
+    if isinstance(pending, Folded):
+        sums = pending.take(state)
+        if played:
+            who = np.flatnonzero(sums.n_games)
+        return system.rate_from_sums(state, sums, day=close), who
+    games = pending.take(cut)
+    if played:
+        who = np.concatenate([games.white, games.black])
+    return system.rate(state, games, day=close), who
 
 
 def _games(fields: dict[str, np.ndarray[Any, Any]]) -> Games:

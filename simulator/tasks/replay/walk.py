@@ -49,12 +49,13 @@ not carry.)
 
 Memory holds the players' states (with room for as many players again, so
 that new players enter without copying the pool), one batch, the recorder's
-fixed-size sums and, for each period system, its open period's games,
-compactly (:mod:`~simulator.tasks.replay.pending`: about 10 bytes a game for
-Glicko-2, 14 for a list system, and one game a player for the games between
-players unrated on a list). A period's games stay because the systems rate a
-period in one call; beyond them, memory does not grow with the file (with
-``history`` or ``predictions``, those tables do).
+fixed-size sums and, for each period system, its open period: Glicko-2's and
+Glicko-1's as per-player sums, folded in as the games come; a list system's
+games, compactly (:mod:`~simulator.tasks.replay.pending`: about 14 bytes a
+game, and one game a player for the games between players unrated on a
+list), since it rates a period's games as a whole. Beyond those, memory
+does not grow with the file (with ``history`` or ``predictions``, those
+tables do).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ from simulator.systems.lists.state import ListState
 from simulator.tasks.replay.assumptions import assumptions as _assumptions
 from simulator.tasks.replay.labels import SystemsSpec, labelled_systems
 from simulator.tasks.replay.log import ReplayLog
-from simulator.tasks.replay.pending import Pending, pending_for
+from simulator.tasks.replay.pending import Folded, Pending, close_period, pending_for
 from simulator.tasks.replay.room import Room as _Room
 from simulator.tasks.replay.start import Seeds, StartList, entry_seeds, with_list
 
@@ -181,7 +182,7 @@ class _Track:
     system: RatingSystem
     state: Any = None
     close: int | None = None
-    pending: Pending | None = None
+    pending: Pending | Folded | None = None
     room: _Room = field(default_factory=_Room)
 
     @property
@@ -297,8 +298,6 @@ def _close(track: _Track, log: ReplayLog) -> None:
     """Rate the track's current period and open the next."""
     assert track.close is not None and track.pending is not None
     close = track.close
-    # The closing window's games stay in the pending games, for the next period.
-    games = track.pending.take(_cut(track))
     # The room's two-dimensional views (a list state's lists) are not
     # contiguous: the system rates contiguous copies, as it always has.
     state = type(track.state)(
@@ -309,14 +308,16 @@ def _close(track: _Track, log: ReplayLog) -> None:
             for a in track.state
         )
     )
-    track.state = track.system.rate(state, games, day=close)
-    # Who played: read by the history only (a period can be millions of games).
-    played = (
-        np.concatenate([games.white, games.black])
-        if log.keep_history
-        else np.empty(0, np.intp)
+    # The closing window's games stay for the next period. Who played: read by
+    # the history only (a period can be millions of games).
+    track.state, played = close_period(
+        track.system,
+        state,
+        track.pending,
+        close=close,
+        cut=_cut(track),
+        played=log.keep_history,
     )
-    del games
     log.period_close(track.label, state, track.state, played, close)
     # The rated state is new arrays: the room's buffers hold the old ones.
     track.room = _Room()
@@ -659,6 +660,7 @@ def replay(
                 cut = _cut(t)
                 t.pending.add(
                     seg_period,
+                    state=t.state,
                     unrated_w=unrated[t.label][0],
                     unrated_b=unrated[t.label][1],
                     late=None if cut is None else start_day >= cut,
