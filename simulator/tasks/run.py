@@ -22,7 +22,7 @@ import sys
 import traceback
 from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -361,7 +361,7 @@ class RunReport:
     seed: int
     path: Path | None
     failures: tuple[Failure, ...]
-    sweep: SweepResult | None = None
+    sweep: SweepResult | None = field(default=None, compare=False, repr=False)
 
 
 def _stderr(message: str) -> None:
