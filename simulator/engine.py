@@ -629,6 +629,19 @@ def _result(arena: _Arena) -> ReplicateResult:
     )
 
 
+def _build_arenas(
+    config: RunConfig, population: Population, start: int, rng: np.random.Generator
+) -> list[_Arena]:
+    """The run's arenas in order, each on the strengths it builds on."""
+    arenas: list[_Arena] = []
+    for i, a in enumerate(config.arena):
+        base: FloatArray | float = 0.0
+        if a.strength_from:
+            base = next(b.offset for b in arenas if b.config.name == a.strength_from)
+        arenas.append(_Arena(a, config, population, start, rng, i, base))
+    return arenas
+
+
 def checkpoint_offsets(config: RunConfig) -> list[int]:
     """The checkpoints' days, counted from the first day, in order.
 
@@ -682,12 +695,7 @@ def run_replicate(
     n_days = round(config.years * DAYS_PER_YEAR)
     checkpoints = set(checkpoint_offsets(config))
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
-    arenas: list[_Arena] = []
-    for i, a in enumerate(config.arena):
-        base: FloatArray | float = 0.0
-        if a.strength_from:
-            base = next(b.offset for b in arenas if b.config.name == a.strength_from)
-        arenas.append(_Arena(a, config, population, start, rng, i, base))
+    arenas = _build_arenas(config, population, start, rng)
     world = _World(population)
     for i in range(n_days):
         day = start + i

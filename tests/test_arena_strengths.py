@@ -99,19 +99,16 @@ kind = "online"
 
 
 def _arenas(own: str, seed: int) -> dict[str, np.ndarray]:
-    from simulator.engine import _Arena
+    from simulator.engine import _build_arenas
     from simulator.world.population import make_population
 
     config = parse_config(SPEEDS.replace("OWN", own))
     rng = np.random.default_rng(seed)
     population = make_population(config.population, rng, start_day=0, n_days=180)
-    out: dict[str, np.ndarray] = {}
-    arenas: list[_Arena] = []
-    for i, a in enumerate(config.arena):
-        base = next((b.offset for b in arenas if b.config.name == a.strength_from), 0.0)
-        arenas.append(_Arena(a, config, population, 0, rng, i, base))
-        out[a.name] = np.broadcast_to(arenas[-1].offset, population.n_players)
-    return out
+    return {
+        a.config.name: np.broadcast_to(a.offset, population.n_players)
+        for a in _build_arenas(config, population, 0, rng)
+    }
 
 
 def test_the_defaults_follow_the_arena() -> None:

@@ -413,7 +413,17 @@ def _conversion(s: Summary, st: Mapping[str, Style], title: str) -> Figure:
         fit = c[(c["comparison"] == name) & (c["kind"] == "fit")]
         if not fit.empty and math.isfinite(float(fit["slope"].iloc[0])):
             _fit_line(ax, fit.iloc[0], part, colour, x_name, y_name, s.confidence)
-    lo, hi = ax.get_xlim()
+    _published_fit(ax, *ax.get_xlim())
+    if names:
+        x_side, y_side = str(names[0]).split(" vs ")
+        ax.set_xlabel(f"{_names(y_side, st)} rating (points)")
+        ax.set_ylabel(f"{_names(x_side, st)} rating (points)")
+    legend_outside(ax)
+    return fig
+
+
+def _published_fit(ax: Axes, lo: float, hi: float) -> None:
+    """The published fit of FIDE on Lichess blitz and the line of equal ratings."""
     grid = np.linspace(lo, hi, 50)
     a, b = PUBLISHED_CONVERSION
     ax.plot(
@@ -421,15 +431,9 @@ def _conversion(s: Summary, st: Mapping[str, Style], title: str) -> Figure:
         a * grid + b,
         color="black",
         linestyle="--",
-        label=f"published fit: FIDE = {a:g} x Lichess blitz + {b:g}",
+        label=f"published fit: FIDE = {a:g} x Lichess blitz + {b:g} (n 30, 2020)",
     )
     ax.plot(grid, grid, color="0.6", linewidth=0.8, label="equal ratings")
-    if names:
-        x_side, y_side = str(names[0]).split(" vs ")
-        ax.set_xlabel(f"{_names(y_side, st)} rating (points)")
-        ax.set_ylabel(f"{_names(x_side, st)} rating (points)")
-    legend_outside(ax)
-    return fig
 
 
 def _fit_line(
@@ -655,16 +659,7 @@ def draw_conversion_table(table: Any, folder: Path, stem: str = "conversion") ->
             )
     if not math.isfinite(lo):
         raise ValueError("the conversion table has no Lichess-to-FIDE direction")
-    grid = np.linspace(lo, hi, 50)
-    a, b = PUBLISHED_CONVERSION
-    ax.plot(
-        grid,
-        a * grid + b,
-        color="black",
-        linestyle="--",
-        label=f"published fit: FIDE = {a:g} x Lichess blitz + {b:g} (n 30, 2020)",
-    )
-    ax.plot(grid, grid, color="0.6", linewidth=0.8, label="equal ratings")
+    _published_fit(ax, lo, hi)
     ax.set_xlabel("Lichess rating (points)")
     ax.set_ylabel("FIDE rating (points)")
     m = table.meta

@@ -27,10 +27,11 @@ from __future__ import annotations
 import itertools
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import numpy as np
+import pandas as pd
 from scipy import stats
 
 from simulator import __version__
@@ -125,21 +126,36 @@ def _fits(result: Any, confidence: float) -> dict[str, dict[str, list[float]]]:
     correlation, the players), each as ``[mean, lo, hi]`` over replicates.
     """
     out: dict[str, dict[str, list[float]]] = {}
+    for name, pool, tables in _fide_comparisons(result):
+        rows = [t[(t["comparison"] == name) & (t["kind"] == "fit")] for t in tables]
+        values = np.array(
+            [[float(r[f].iloc[0]) for f in FIT_FIELDS] for r in rows if len(r)]
+        )
+        columns = _interval(values, confidence)
+        out[pool] = dict(zip(FIT_FIELDS, columns, strict=True))
+    return out
+
+
+def _fide_comparisons(result: Any) -> Iterator[tuple[str, str, list[pd.DataFrame]]]:
+    """Each comparison of FIDE with a pool: (name, pool, the replicates' tables).
+
+    Comparisons without FIDE (two online pools) are skipped; FIDE as ``y``
+    is an error.
+    """
+    if result is None:
+        raise ValueError("a sweep point has no result")
     for replicates in result.replicates.values():
         tables = [r.comparison for r in replicates]
         if not tables or tables[0].empty:
             continue
         for name in tables[0]["comparison"].unique():
             x_ref, y_ref = str(name).split(" vs ")
-            if x_ref.split("/")[1] != "fide":
-                continue
-            rows = [t[(t["comparison"] == name) & (t["kind"] == "fit")] for t in tables]
-            values = np.array(
-                [[float(r[f].iloc[0]) for f in FIT_FIELDS] for r in rows if len(r)]
-            )
-            columns = _interval(values, confidence)
-            out[y_ref.split("/")[0]] = dict(zip(FIT_FIELDS, columns, strict=True))
-    return out
+            if y_ref.split("/")[1] == "fide":
+                raise ValueError(
+                    f"comparison {name!r}: x must be the system labelled 'fide'"
+                )
+            if x_ref.split("/")[1] == "fide":
+                yield str(name), y_ref.split("/")[0], tables
 
 
 def _settings(overrides: Sequence[tuple[str, Any]]) -> set[tuple[str, str]]:
@@ -153,35 +169,20 @@ def _slug(name: str) -> str:
 
 def _point_values(result: Any) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """Per direction ``source>target``: (converted, gap), each (replicates, grid)."""
-    if result is None:
-        raise ValueError("a sweep point has no result")
     out: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-    for replicates in result.replicates.values():
-        tables = [r.comparison for r in replicates]
-        if not tables or tables[0].empty:
-            continue
-        for name in tables[0]["comparison"].unique():
-            x_ref, y_ref = str(name).split(" vs ")
-            fide = x_ref.split("/")[1]
-            pool = y_ref.split("/")[0]
-            if y_ref.split("/")[1] == "fide":
-                raise ValueError(
-                    f"comparison {name!r}: x must be the system labelled 'fide'"
-                )
-            if fide != "fide":
-                continue  # e.g. two online pools: in the report, not the table
-            for kind, from_online in _KINDS:
-                conv = np.full((len(tables), GRID.size), np.nan)
-                for i, t in enumerate(tables):
-                    rows = t[(t["comparison"] == name) & (t["kind"] == kind)]
-                    at = np.searchsorted(GRID, rows["bin"].to_numpy())
-                    column = "mean_x" if from_online else "mean_y"
-                    conv[i, at] = rows[column].to_numpy()
-                if from_online:
-                    key, gap = f"{pool}>fide", GRID[None, :] - conv
-                else:
-                    key, gap = f"fide>{pool}", conv - GRID[None, :]
-                out[key] = (conv, gap)
+    for name, pool, tables in _fide_comparisons(result):
+        for kind, from_online in _KINDS:
+            conv = np.full((len(tables), GRID.size), np.nan)
+            for i, t in enumerate(tables):
+                rows = t[(t["comparison"] == name) & (t["kind"] == kind)]
+                at = np.searchsorted(GRID, rows["bin"].to_numpy())
+                column = "mean_x" if from_online else "mean_y"
+                conv[i, at] = rows[column].to_numpy()
+            if from_online:
+                key, gap = f"{pool}>fide", GRID[None, :] - conv
+            else:
+                key, gap = f"fide>{pool}", conv - GRID[None, :]
+            out[key] = (conv, gap)
     return out
 
 
