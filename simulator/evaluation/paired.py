@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -38,13 +39,16 @@ import pandas as pd
 from simulator._types import FloatArray
 
 __all__ = [
+    "COMPARISON_FIGURES",
     "MIN_SKEW_REPLICATES",
     "N_RESAMPLES",
     "PAIRED_COLUMNS",
+    "POINT_FIGURES",
     "SKEW_LIMIT",
     "bootstrap_interval",
     "is_quantile",
     "paired_differences",
+    "paired_points",
     "t_interval",
 ]
 
@@ -279,3 +283,111 @@ def paired_differences(
                 }
             )
     return pd.DataFrame(rows, columns=list(PAIRED_COLUMNS))
+
+
+#: The figures of :func:`paired_points`: per system (summary table) and per
+#: comparison (its ``fit`` row).
+POINT_FIGURES = ("rmse_common", "rmse", "log_loss", "offset", "drift_per_year")
+COMPARISON_FIGURES = ("slope", "intercept", "residual_sd", "correlation", "gap")
+
+
+def paired_points(
+    points: Sequence[str],
+    replicates: Sequence[Mapping[str, Sequence[Any]] | None],
+    *,
+    confidence: float = 0.95,
+) -> pd.DataFrame:
+    """Each sweep point's paired difference to the first point, per figure.
+
+    Every point of a sweep runs the same replicate seeds, so replicate *i* of
+    every point is the same population drawn before the point's settings act;
+    a point's figure minus the first point's in the same replicate removes
+    what the replicates share, as :func:`paired_differences` does for the
+    systems of one run.
+
+    Parameters
+    ----------
+    points : sequence of str
+        The points' names; the first is the reference.
+    replicates : sequence
+        Per point, arena -> its replicates'
+        :class:`~simulator.evaluation.results.ReplicateResult` in replicate
+        order (None for a point whose tasks failed).
+    confidence : float
+        Confidence level of the intervals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Columns :data:`PAIRED_COLUMNS` with ``table`` the arena and ``system``
+        (a system's :data:`POINT_FIGURES`) or the arena and comparison (its
+        fit's :data:`COMPARISON_FIGURES`), ``pairs`` the point and
+        ``reference`` the first point. Empty without two points.
+    """
+    columns = list(PAIRED_COLUMNS)
+    if len(points) < 2 or replicates[0] is None:
+        return pd.DataFrame(columns=columns)
+    base = replicates[0]
+    out: list[pd.DataFrame] = []
+    for name, arenas in zip(points[1:], replicates[1:], strict=True):
+        if arenas is None:
+            continue
+        for arena, reps in arenas.items():
+            ref = base.get(arena)
+            if not ref:
+                continue
+            n = min(len(ref), len(reps))
+            pairs = [(ref[i], reps[i]) for i in range(n)]
+            for system in reps[0].summary["system"]:
+                frames = [
+                    _point_rows(points[0], name, a.summary, b.summary, system)
+                    for a, b in pairs
+                ]
+                out.append(_against(frames, points[0], f"{arena}/{system}", name))
+            fits = [
+                (_fit_rows(a.comparison), _fit_rows(b.comparison)) for a, b in pairs
+            ]
+            for comparison in fits[0][1]["comparison"] if fits else []:
+                frames = [
+                    _point_rows(points[0], name, a, b, comparison, key="comparison")
+                    for a, b in fits
+                ]
+                out.append(_against(frames, points[0], comparison, name))
+    out = [f for f in out if not f.empty]
+    return pd.concat(out, ignore_index=True) if out else pd.DataFrame(columns=columns)
+
+
+def _fit_rows(comparison: pd.DataFrame) -> pd.DataFrame:
+    """A replicate's comparison fits (none if it compared nothing)."""
+    if "kind" not in comparison.columns:
+        return pd.DataFrame(columns=["comparison"])
+    return comparison[comparison["kind"] == "fit"]
+
+
+def _point_rows(
+    reference: str,
+    point: str,
+    a: pd.DataFrame,
+    b: pd.DataFrame,
+    label: str,
+    *,
+    key: str = "system",
+) -> pd.DataFrame:
+    """One replicate's two rows (reference point, point) of one system or fit."""
+    figures = POINT_FIGURES if key == "system" else COMPARISON_FIGURES
+    rows = []
+    for name, table in ((reference, a), (point, b)):
+        row = table[table[key] == label]
+        values = {
+            f: float(row[f].iloc[0]) if len(row) and f in row else math.nan
+            for f in figures
+        }
+        rows.append({"system": name, **values})
+    return pd.DataFrame(rows)
+
+
+def _against(
+    frames: list[pd.DataFrame], reference: str, table: str, point: str
+) -> pd.DataFrame:
+    d = paired_differences(frames, reference, table=table)
+    return d.assign(pairs=point)

@@ -289,6 +289,7 @@ def write_sweep_report(
     point_styles: Sequence[Mapping[str, Style] | None] | None = None,
     point_worlds: Sequence[str] | None = None,
     point_extras: Sequence[Callable[[Path], object] | None] | None = None,
+    paired: pd.DataFrame | None = None,
 ) -> Path:
     """Write a sweep's results folder, or nothing.
 
@@ -300,13 +301,17 @@ def write_sweep_report(
     ``styles`` draws and names the systems in the sweep's table and figure;
     ``point_styles`` and ``point_worlds`` (one per point) are the points'
     ``styles`` and ``world`` (by default ``styles`` and none); ``point_extras``
-    (one per point, optional) as :func:`write_report`'s ``extra``.
+    (one per point, optional) as :func:`write_report`'s ``extra``. ``paired``
+    (:func:`~simulator.evaluation.paired.paired_points`) goes into
+    ``sweep_paired.csv`` and a section of ``sweep.md``.
     """
     out = Path(out_dir)
     command = reproduce or f"ratingsim run config.toml --seed {seed}"
     with atomic_folder(out, force=force) as tmp:
         table = sweep_table(points, summaries)
         table.to_csv(tmp / "sweep.csv", index=False, lineterminator="\n")
+        if paired is not None:
+            paired.to_csv(tmp / "sweep_paired.csv", index=False, lineterminator="\n")
         if failures:
             pd.DataFrame(list(failures)).to_csv(
                 tmp / "failures.csv", index=False, lineterminator="\n"
@@ -322,6 +327,7 @@ def write_sweep_report(
                 reproduce=command,
                 styles=styles,
                 figure=drawn,
+                paired=paired,
             ),
             encoding="utf-8",
         )

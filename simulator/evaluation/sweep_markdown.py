@@ -128,6 +128,52 @@ def _fits(fits: pd.DataFrame) -> list[str]:
     return [_markdown_table(header, rows), "", *([text, ""] if text else [])]
 
 
+#: The paired figures ``sweep.md`` shows: figure, header, digits.
+_PAIRED = (
+    ("rmse_common", "Δ RMSE, common", 1),
+    ("log_loss", "Δ log loss", 4),
+    ("offset", "Δ offset", 1),
+    ("drift_per_year", "Δ drift / year", 2),
+    ("slope", "Δ slope", 3),
+    ("gap", "Δ gap", 1),
+    ("residual_sd", "Δ residual SD", 1),
+)
+
+
+def _paired_section(paired: pd.DataFrame) -> list[str]:
+    """Each point against the first, paired replicate by replicate."""
+    reference = str(paired["reference"].iloc[0])
+    shown = [f for f in _PAIRED if f[0] in set(paired["figure"])]
+    header = ["point", "system or comparison", *(h for _, h, _ in shown)]
+    body = []
+    for (point, table), part in paired.groupby(["pairs", "table"], sort=False):
+        by_figure = part.set_index("figure")
+        cells = []
+        for figure, _, digits in shown:
+            if figure not in by_figure.index:
+                cells.append("")
+                continue
+            r = by_figure.loc[figure]
+            cells.append(
+                f"{r['difference']:+.{digits}f} [{r['lo']:+.{digits}f}, "
+                f"{r['hi']:+.{digits}f}]".replace("+nan", "n/a")
+            )
+        if any(cells):
+            body.append([str(point), str(table), *cells])
+    return [
+        f"## Paired against {reference}",
+        "",
+        f"Every point runs the same replicate seeds as {reference}: each cell "
+        f"is the mean over replicates of the point's figure minus "
+        f"{reference}'s in the same replicate, with its 95 % interval (all "
+        "of them in `sweep_paired.csv`). A difference is resolved where its "
+        "interval excludes 0.",
+        "",
+        _markdown_table(header, body),
+        "",
+    ]
+
+
 def sweep_markdown(
     table: pd.DataFrame,
     failures: Sequence[Mapping[str, object]],
@@ -138,8 +184,13 @@ def sweep_markdown(
     reproduce: str,
     styles: Mapping[str, Style] | None = None,
     figure: bool = False,
+    paired: pd.DataFrame | None = None,
 ) -> str:
-    """``sweep.md``: every point's headline figures, findings, fits and failures."""
+    """``sweep.md``: every point's headline figures, findings, fits and failures.
+
+    ``paired`` (:func:`~simulator.evaluation.paired.paired_points`) adds each
+    point's paired differences to the first point.
+    """
     is_fit = (
         table["arena"].astype(str) == "comparison"
         if "arena" in table
@@ -173,6 +224,8 @@ def sweep_markdown(
         lines += [leads, ""]
     if len(fits):
         lines += ["## Conversion fits", "", *_fits(fits)]
+    if paired is not None and len(paired):
+        lines += _paired_section(paired)
     if figure:
         lines += [
             "## Figure",

@@ -458,6 +458,7 @@ def run_experiment(
         format_summary_table,
         format_sweep_table,
     )
+    from simulator.evaluation.paired import paired_points
     from simulator.evaluation.report import (
         sweep_table,
         write_report,
@@ -539,6 +540,9 @@ def run_experiment(
                 point_styles=[run_styles(p.config) for p in sweep.points],
                 point_worlds=[describe_world(p.config) for p in sweep.points],
                 point_extras=[_outputs(r) for r in sweep.results],
+                paired=paired_points(
+                    names, [None if r is None else r.replicates for r in sweep.results]
+                ),
                 **common,
             )
         else:
