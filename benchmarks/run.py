@@ -13,7 +13,9 @@ kernel
     Each registered system's ``rate`` on one period of 100,000 players and
     1,000,000 games, in games per second, and its ratio to a floor measured
     in the same run: one ``np.bincount`` pass with weights over the same
-    arrays (reading the games once). Per-game systems get the games as 20
+    games, prepared before timing with its own dtypes (intp, float64) so the
+    call reads them in place (checked: it allocates its output only; numpy
+    would copy the period's read-only arrays). Per-game systems get the games as 20
     rounds of 50,000 disjoint games, as the engine delivers them, and the
     time is that of ``rate`` over the rounds.
 reference
@@ -28,10 +30,14 @@ end-to-end
     The default comparison world (every default system, every metric) at
     100,000 players, one replicate in one process, in a child process whose
     peak RSS is read, over the horizon of ~10 million games (``--horizon``
-    measures a shorter one and extrapolates, labelled so). Then a cProfile of
-    a shorter run, and a 1,000,000-player world over a short horizon.
+    measures a shorter one, as ``--quick`` does, and extrapolates: that
+    figure is marked "estimate" and is not judged against the target). Then
+    a cProfile of a shorter run, and a 1,000,000-player world over a short
+    horizon.
 scaling
-    ``simulator.tasks.run.run`` of the same replicates on 1 and 2 processes.
+    The runner (``simulator.tasks.run.run_sweep``) on the same replicates in
+    one process and in a pool of two, both warm: each process has run one
+    untimed replicate (imports, compiled loops) before the clock starts.
 
 Results go to ``benchmarks/results/<UTC time>[-quick].md`` and ``.csv`` (or
 ``--out``) and are printed. BLAS threads are pinned to one (``*_NUM_THREADS``,
@@ -1170,7 +1176,9 @@ def scaling(quick: bool) -> Outcome:
             if sweep.failures:
                 f = sweep.failures[0]
                 raise RuntimeError(f"Replicate {f.replicate} failed: {f.error}")
-            results[jobs] = sweep.results[0]
+            result = sweep.results[0]
+            assert result is not None  # no failures, so every point has one
+            results[jobs] = result
     same = all(
         results[1].summary[k].summary.equals(results[2].summary[k].summary)
         for k in results[1].summary
