@@ -1,0 +1,84 @@
+"""The benchmark harness's honesty checks (benchmarks/run.py; nothing is timed).
+
+The kernel floor must be one pass of ``np.bincount`` over inputs it reads in
+place, and an extrapolated horizon must say it is an estimate and not be
+judged against its target (issue 22, item 5).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import numpy as np
+import pytest
+
+BENCHMARKS = Path(__file__).resolve().parents[1] / "benchmarks"
+
+
+@pytest.fixture(scope="module")
+def bench() -> ModuleType:
+    """benchmarks/run.py as a module (it imports its sibling ``_proc``)."""
+    sys.path.insert(0, str(BENCHMARKS))
+    try:
+        spec = importlib.util.spec_from_file_location(
+            "bench_run", BENCHMARKS / "run.py"
+        )
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        # Its dataclasses look their module up while the module is executed.
+        sys.modules["bench_run"] = module
+        spec.loader.exec_module(module)
+    finally:
+        sys.path.remove(str(BENCHMARKS))
+    return module
+
+
+def test_floor_reads_its_prepared_inputs_in_place(bench: ModuleType) -> None:
+    """Prepared from read-only arrays, the floor allocates its output only."""
+    rng = np.random.default_rng(5)
+    n_players, n_games = 2_000, 200_000
+    white = rng.integers(0, n_players, n_games).astype(np.int32)
+    score = rng.choice([0.0, 0.5, 1.0], n_games)
+    white.flags.writeable = False
+    score.flags.writeable = False
+    f_white, f_score = bench.floor_inputs(white, score)
+    assert f_white.dtype == np.intp and f_score.dtype == np.float64
+    assert not np.shares_memory(f_white, white) and not np.shares_memory(f_score, score)
+    allocated = bench._floor_allocation(f_white, f_score, n_players)
+    assert n_players * 8 <= allocated <= n_players * 8 + 4096
+    expected = np.bincount(white, weights=score, minlength=n_players)
+    np.testing.assert_array_equal(
+        np.bincount(f_white, weights=f_score, minlength=n_players), expected
+    )
+
+
+@pytest.mark.parametrize("bad", ["read-only", "int32"])
+def test_floor_check_catches_a_copy(bench: ModuleType, bad: str) -> None:
+    """Inputs numpy must copy or convert (n_games x 8 bytes) fail the check."""
+    rng = np.random.default_rng(6)
+    f_white, f_score = bench.floor_inputs(
+        rng.integers(0, 500, 100_000), rng.random(100_000)
+    )
+    if bad == "read-only":
+        f_white.flags.writeable = False
+    else:
+        f_white = f_white.astype(np.int32)
+    with pytest.raises(RuntimeError, match="copied or converted"):
+        bench._floor_allocation(f_white, f_score, 500)
+
+
+def test_an_extrapolated_horizon_is_an_estimate(bench: ModuleType) -> None:
+    """It says "estimate" in every cell it fills and is neither pass nor miss."""
+    row = bench.horizon_row("10,000 players, ~1.0 M games", 73.0, 12.0, 0.25)
+    assert row.status == "estimate"
+    for cell in (row.case, row.measured, row.target):
+        assert "estimate" in cell
+    assert "not judged" in row.target
+    text = bench._markdown([row], [], {}, {})
+    assert "73 s estimate" in text
+    measured = bench.horizon_row("10,000 players, ~1.0 M games", 15.0, 12.0, None)
+    assert measured.status == "miss" and "estimate" not in measured.measured
+    assert bench.horizon_row("x", 11.0, 12.0, None).status == "pass"
