@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from small_configs import TWO_ARENAS
 
 from simulator.config import parse_config
 from simulator.evaluation.paired import (
@@ -21,24 +22,11 @@ from simulator.evaluation.paired import (
 )
 from simulator.tasks.run import run_experiment, run_sweep
 
-SWEEP = """
-years = 1.0
-replicates = 3
-
-[population]
-n_players = 300
-
-[[arena]]
-name = "otb"
-systems = ["fide", "glicko2"]
-
-[[arena]]
-name = "online"
-systems = ["lichess"]
-outcomes = "online"
-[arena.schedule]
-kind = "online"
-
+SWEEP = (
+    TWO_ARENAS.replace("replicates = 2", "replicates = 3").replace(
+        "n_players = 100", "n_players = 300"
+    )
+    + """
 [[comparison]]
 x = "otb/fide"
 y = "online/lichess"
@@ -54,6 +42,7 @@ set = { "population.n_players" = 300 }
 name = "one strength"
 set = { "arena.1.strength_offset_sd" = 0.0 }
 """
+)
 
 
 @pytest.fixture(scope="module")
