@@ -5,6 +5,7 @@
     report.md          title, tables, figures, seed, versions, how to reproduce
     summary.csv  timeseries.csv  prediction.csv  calibration.csv  convergence.csv
     paired.csv         each system's paired difference to the reference
+    paired_all.csv     every two systems' paired differences (summary, prediction)
     groups.csv  comparison.csv  bands.csv   where the run recorded them
     error_vs_games.png  rmse_over_time.png  calibration.png  offset_over_time.png
     config.toml  seed.txt  versions.json
@@ -56,9 +57,10 @@ __all__ = [
 #: The CSV tables of a results folder (attributes of :class:`Summary`).
 TABLES = ("summary", "timeseries", "prediction", "calibration", "convergence")
 #: The CSV tables written only where a run recorded them: the convergence of
-#: groups, the cross-arena comparison, the error by band and the paired
-#: differences to the reference (:attr:`Summary.paired`).
-OPTIONAL_TABLES = ("groups", "comparison", "bands", "paired")
+#: groups, the cross-arena comparison, the error by band, the paired
+#: differences to the reference (:attr:`Summary.paired`) and between every
+#: two systems (:attr:`Summary.paired_all`).
+OPTIONAL_TABLES = ("groups", "comparison", "bands", "paired", "paired_all")
 #: The figures of a sweep's table: per point, arena and system.
 SWEEP_COLUMNS = (
     "n50_median",

@@ -176,6 +176,12 @@ class Summary:
         the same replicate), ``lo``/``hi`` (the ``confidence`` interval of the
         paired differences), ``n_replicates`` and ``method`` (``"t"`` or
         ``"bootstrap"``). Empty for a Summary built by hand.
+    paired_all : pandas.DataFrame
+        The same columns for the summary and prediction tables, every system
+        against every later one (``reference`` the earlier in
+        :attr:`systems`' order), so that any two systems are compared
+        replicate by replicate, not by their separate intervals. Empty for a
+        Summary built by hand.
     """
 
     summary: pd.DataFrame
@@ -192,6 +198,7 @@ class Summary:
     bands: pd.DataFrame = field(default_factory=pd.DataFrame)
     reference: str = ""
     paired: pd.DataFrame = field(default_factory=pd.DataFrame)
+    paired_all: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def __repr__(self) -> str:
         return _short_repr(
@@ -425,7 +432,30 @@ def combine(
         ),
         reference=reference,
         paired=_paired(results, reference, confidence),
+        paired_all=_paired_all(results, confidence),
     )
+
+
+def _paired_all(results: Sequence[ReplicateResult], confidence: float) -> pd.DataFrame:
+    """Every two systems' paired differences, summary and prediction tables."""
+    systems = list(dict.fromkeys(results[0].summary["system"]))
+    frames = []
+    for i, reference in enumerate(systems[:-1]):
+        kept = {reference, *systems[i + 1 :]}
+        for table, by in (("summary", None), ("prediction", "pairs")):
+            tables = [getattr(r, table) for r in results]
+            frames.append(
+                paired_differences(
+                    [t[t["system"].isin(kept)] for t in tables],
+                    reference,
+                    table=table,
+                    counts=_COUNTS,
+                    by=by,
+                    confidence=confidence,
+                )
+            )
+    frames = [f for f in frames if not f.empty]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def _paired(

@@ -364,3 +364,27 @@ def test_flatness_verdict(
     row = pd.Series({"x_slope": value, "x_slope_lo": lo, "x_slope_hi": hi})
     text, is_flat = flatness(row, "x_slope", 2)
     assert text.startswith(word) and is_flat is flat
+
+
+def test_every_two_systems_are_paired(seed: int) -> None:
+    """paired_all: each unordered pair once, the earlier system the reference.
+
+    RMSE = 80 + shared + (0, 2, 4): elo minus glicko2 is about 2 in every
+    replicate, so its paired interval lies near 2 while the two systems'
+    own intervals (SD 20 of the shared part) overlap widely.
+    """
+    s = combine(_replicates(seed), reference="fide")
+    summary = s.paired_all[s.paired_all["table"] == "summary"]
+    rmse = summary[summary["figure"] == "rmse"]
+    pairs = set(zip(rmse["system"], rmse["reference"], strict=True))
+    assert pairs == {("glicko2", "fide"), ("elo", "fide"), ("elo", "glicko2")}
+    row = rmse[(rmse["system"] == "elo") & (rmse["reference"] == "glicko2")].iloc[0]
+    assert 1.0 < row["lo"] < row["difference"] < row["hi"] < 3.0
+    # Against the first system it is exactly the reference table.
+    first = rmse[rmse["reference"] == "fide"].set_index("system")
+    paired = s.paired[
+        (s.paired["table"] == "summary") & (s.paired["figure"] == "rmse")
+    ].set_index("system")
+    for system in ("glicko2", "elo"):
+        for column in ("difference", "lo", "hi"):
+            assert first.loc[system, column] == paired.loc[system, column]
