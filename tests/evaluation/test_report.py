@@ -45,7 +45,7 @@ def test_write_report_writes_every_file(written: Path) -> None:
     expected |= {"groups.csv"}  # and their newcomers the per-level groups
     # ... and the figure of convergence by strength level
     expected |= {f"convergence_by_level.{ext}" for ext in FORMATS}
-    expected |= {"paired.csv"}  # several systems: differences to the reference
+    expected |= {"paired.csv", "paired_all.csv"}  # several systems: their differences
     assert names == expected
     assert (out / "config.toml").read_text() == CONFIG
     assert (out / "seed.txt").read_text().strip() == "12345"

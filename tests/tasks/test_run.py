@@ -211,6 +211,7 @@ def test_run_writes_the_results_folder(small_runs: tuple[Path, Path, Path]) -> N
         "bands.csv",
         "groups.csv",  # the newcomers by band of true strength
         "paired.csv",  # each arena's systems against its reference
+        "paired_all.csv",  # every two systems of each arena
         *pngs,
         *svgs,
     }
