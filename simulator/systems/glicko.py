@@ -235,40 +235,18 @@ def rate_period(
     >>> round(float(r[0]), 3), round(float(rd[0]), 3)
     (1464.106, 151.399)
     """
-    new_rating, new_rd, _ = _rate_period_counts(
-        np.asarray(rating, dtype=np.float64),
+    rating = np.asarray(rating, dtype=np.float64)
+    # Step 1: RD at the onset of the period, for every player.
+    rd = grow_rd(rd, 1.0, c=c, max_rd=max_rd)
+    # Step 2: sums over each player's games against onset values.
+    info, gain, _ = _sums(
+        rating,
         rd,
         np.asarray(white, dtype=np.intp),
         np.asarray(black, dtype=np.intp),
         np.asarray(score, dtype=np.float64),
-        c=c,
-        max_rd=max_rd,
     )
-    return new_rating, new_rd
-
-
-def _rate_period_counts(
-    rating: FloatArray,
-    rd: ArrayLike,
-    white: IntArray,
-    black: IntArray,
-    score: FloatArray,
-    *,
-    c: float,
-    max_rd: float,
-    checked: bool = False,
-) -> tuple[FloatArray, FloatArray, IntArray]:
-    """:func:`rate_period`, with each player's number of games in the period.
-
-    ``checked`` says the indices are known to lie in ``[0, n_players)``.
-    """
-    # Step 1: RD at the onset of the period, for every player.
-    rd = grow_rd(rd, 1.0, c=c, max_rd=max_rd)
-
-    # Step 2: sums over each player's games against onset values.
-    info, gain, counts = _sums(rating, rd, white, black, score, checked=checked)
-    new_rating, new_rd = _step2(rating, rd, info, gain)
-    return new_rating, new_rd, counts
+    return _step2(rating, rd, info, gain)
 
 
 def _step2(
