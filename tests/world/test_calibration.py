@@ -7,12 +7,12 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from calibration_runs import calibrate_config
 
 from simulator.cli import main
 from simulator.config import load_config
 from simulator.engine import run_replicate
-from simulator.systems._common import day_of
-from simulator.world.calibration import COLUMNS, PUBLISHED, calibrate
+from simulator.world.calibration import COLUMNS, PUBLISHED
 
 REALISTIC = Path(__file__).resolve().parents[2] / "experiments" / "world-realistic.toml"
 SIMPLE = REALISTIC.with_name("world-simple.toml")
@@ -20,16 +20,7 @@ SIMPLE = REALISTIC.with_name("world-simple.toml")
 
 def test_realistic_preset_within_tolerance(seed: int) -> None:
     """Every row of the realistic world is within its stated tolerance."""
-    config = load_config(REALISTIC)
-    pop = dataclasses.replace(config.population, n_players=20_000)
-    table = calibrate(
-        pop,
-        config.arena[0].outcome_model(),
-        np.random.default_rng(seed),
-        start_day=day_of(config.start_date),
-        years=3,
-        replicates=2,
-    )
+    table = calibrate_config(load_config(REALISTIC), seed)
     assert list(table.columns) == list(COLUMNS)
     checked = table[table["within"] != ""]
     assert len(checked) == len(PUBLISHED)
@@ -44,29 +35,15 @@ def test_simple_world_is_flagged_where_it_misses(seed: int) -> None:
     and juniors' yearly change (about 16 % and +51 a year with 20,000 players,
     beside 22 +- 4 % and +27.5 +- 12).
     """
-    config = load_config(SIMPLE)
-    table = calibrate(
-        dataclasses.replace(config.population, n_players=20_000),
-        config.arena[0].outcome_model(),
-        np.random.default_rng(seed),
-        start_day=day_of(config.start_date),
-        years=3,
-        replicates=2,
-    ).set_index(["quantity", "group"])
+    table = calibrate_config(load_config(SIMPLE), seed).set_index(["quantity", "group"])
     assert table.loc[("yearly change (median)", "<=18"), "within"] == "NO"
     assert table.loc[("newcomers a year", "share of active"), "within"] == "NO"
 
 
 def test_no_newcomers_is_flagged() -> None:
     """The flag can fail: a pool without newcomers misses their row."""
-    config = load_config(REALISTIC)
-    table = calibrate(
-        dataclasses.replace(config.population, n_players=3000, arrival_rate=0.0),
-        config.arena[0].outcome_model(),
-        np.random.default_rng(1),
-        start_day=day_of(config.start_date),
-        years=2,
-        replicates=2,
+    table = calibrate_config(
+        load_config(REALISTIC), 1, years=2, n_players=3000, arrival_rate=0.0
     )
     row = table[table["quantity"] == "newcomers a year"].iloc[0]
     assert row["simulated"] == 0.0 and row["within"] == "NO"

@@ -12,19 +12,17 @@ seed, value for value: a change to them is a decision, not an accident.
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
+from calibration_runs import calibrate_config
 from simple_world_reference import CONFIG, world_table
 
 from simulator.cli import main
 from simulator.config import default_config, load_config, parse_config
-from simulator.systems._common import day_of
-from simulator.world.calibration import PUBLISHED, calibrate
+from simulator.world.calibration import PUBLISHED
 from simulator.world.development import DevelopmentConfig
 from simulator.world.entrants import EntrantsConfig
 from simulator.world.exits import ExitsConfig
@@ -41,15 +39,7 @@ def test_default_world_within_tolerance(seed: int) -> None:
     A large pool (20,000 players, two replicates), so that the rows of the
     top bands (0.07 % and 0.7 % of the list) are not a handful of players.
     """
-    config = default_config()
-    table = calibrate(
-        dataclasses.replace(config.population, n_players=20_000),
-        config.arena[0].outcome_model(),
-        np.random.default_rng(seed),
-        start_day=day_of(config.start_date),
-        years=3,
-        replicates=2,
-    )
+    table = calibrate_config(default_config(), seed)
     checked = table[table["within"] != ""]
     assert len(checked) == len(PUBLISHED)
     out = checked[checked["within"] != "yes"]
