@@ -1,17 +1,19 @@
-"""Shared test fixtures: the ``seed`` of stochastic tests.
+"""Shared test fixtures: the ``seed`` of stochastic tests, and ``rng``.
 
 A test that draws random numbers takes the ``seed`` fixture and builds its own
-``np.random.default_rng(seed)``. By default every such test runs once, with
-:data:`DEFAULT_SEED`; ``RATINGSIM_SEEDS=all`` sweeps ``range(100)`` and
-``RATINGSIM_SEEDS=17`` (or ``3,17``) runs the given seeds, which is how a
-failure seen in a sweep is reproduced. Property tests built on hypothesis print
-their own falsifying example instead.
+``np.random.default_rng(seed)``, or takes ``rng``, that generator ready made.
+By default every such test runs once, with :data:`DEFAULT_SEED`;
+``RATINGSIM_SEEDS=all`` sweeps ``range(100)`` and ``RATINGSIM_SEEDS=17`` (or
+``3,17``) runs the given seeds, which is how a failure seen in a sweep is
+reproduced. Property tests built on hypothesis print their own falsifying
+example instead.
 """
 
 from __future__ import annotations
 
 import os
 
+import numpy as np
 import pytest
 
 #: The environment variable that selects the seeds.
@@ -53,3 +55,9 @@ def pytest_report_header(config: pytest.Config) -> str:
 def seed(request: pytest.FixtureRequest) -> int:
     """The seed of a stochastic test (see the module docstring)."""
     return int(request.param)
+
+
+@pytest.fixture
+def rng(seed: int) -> np.random.Generator:
+    """A fresh generator for the test's seed."""
+    return np.random.default_rng(seed)

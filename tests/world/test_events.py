@@ -15,12 +15,6 @@ from simulator.world.events import (
 )
 
 
-@pytest.fixture
-def rng(seed: int) -> np.random.Generator:
-    """A fresh generator for the test's seed."""
-    return np.random.default_rng(seed)
-
-
 def _form(rng: np.random.Generator, n: int = 400, fed: object = None, **keys: object):
     players = np.arange(1000, 1000 + n)
     rating = 1200.0 + 1200.0 * rng.random(n)

@@ -22,12 +22,6 @@ N_GAMES = 200_000
 Z = 5.0
 
 
-@pytest.fixture
-def rng(seed: int) -> np.random.Generator:
-    """A fresh generator for the test's seed."""
-    return np.random.default_rng(seed)
-
-
 #: The presets under each curve (the default OTB world is the fitted one).
 PRESETS = [
     OutcomeModel.otb(),

@@ -26,12 +26,6 @@ from simulator.world.population_config import PopulationConfig
 from simulator.world.strengths import DAYS_PER_YEAR, advance
 
 
-@pytest.fixture
-def rng(seed: int) -> np.random.Generator:
-    """A fresh generator for the test's seed."""
-    return np.random.default_rng(seed)
-
-
 def test_sizes_dtypes_and_kinds(rng: np.random.Generator) -> None:
     """Every array covers the initial pool plus all newcomers, with fixed dtypes."""
     pop = pool(rng, 3000, n_days=730)

@@ -26,12 +26,6 @@ from simulator.world.population_config import PopulationConfig
 from simulator.world.strengths import DAYS_PER_YEAR, advance
 
 
-@pytest.fixture
-def rng(seed: int) -> np.random.Generator:
-    """A fresh generator for the test's seed."""
-    return np.random.default_rng(seed)
-
-
 @pytest.mark.parametrize(
     ("make", "key"),
     [

@@ -25,12 +25,6 @@ from simulator.world.population_config import PopulationConfig
 from simulator.world.strengths import DAYS_PER_YEAR, Strengths, advance
 
 
-@pytest.fixture
-def rng(seed: int) -> np.random.Generator:
-    """A fresh generator for the test's seed."""
-    return np.random.default_rng(seed)
-
-
 def test_juniors_improve_and_veterans_decline(rng: np.random.Generator) -> None:
     """Over a year, juniors gain and over-65s lose strength on average."""
     pop = pool(rng, 20_000)
