@@ -38,6 +38,13 @@ scaling
     The runner (``simulator.tasks.run.run_sweep``) on the same replicates in
     one process and in a pool of two, both warm: each process has run one
     untimed replicate (imports, compiled loops) before the clock starts.
+scale
+    The default world at 10,000 players over ~1, 3 and 10 million games
+    (the exponent of time in games), at 10,000, 100,000 and 1,000,000
+    players over one year (the exponent in players), and 200,000 players
+    over ten years: time and peak RSS of each (``benchmarks/scale.py``).
+first-run
+    ``ratingsim run`` with an empty numba cache, then warm: the ratio.
 
 Results go to ``benchmarks/results/<UTC time>[-quick].md`` and ``.csv`` (or
 ``--out``) and are printed. BLAS threads are pinned to one (``*_NUM_THREADS``,
@@ -73,6 +80,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 from _proc import load_average, peak_kb  # noqa: E402
+from scale import first_run  # noqa: E402
+from scale import scale as scale_rows  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"
@@ -1209,7 +1218,15 @@ def scaling(quick: bool) -> Outcome:
 
 # --- main ---------------------------------------------------------------------
 
-SCENARIOS = ("kernel", "reference", "hotpaths", "end-to-end", "scaling")
+SCENARIOS = (
+    "kernel",
+    "reference",
+    "hotpaths",
+    "end-to-end",
+    "scaling",
+    "scale",
+    "first-run",
+)
 
 
 def _markdown(
@@ -1287,6 +1304,12 @@ def main(argv: list[str] | None = None) -> int:
         t0 = time.perf_counter()
         if name == "end-to-end":
             outcome = end_to_end(args.quick, args.horizon, args.big_days)
+        elif name == "scale":
+            outcome = scale_rows(
+                args.quick, _run_child, _nominal_sides, Row, Outcome, load_average
+            )
+        elif name == "first-run":
+            outcome = first_run(args.quick, Row, Outcome)
         else:
             outcome = {
                 "kernel": kernel,

@@ -1,0 +1,306 @@
+"""The scale rows and the first run (issue 22, items 3 and 6).
+
+Imported by ``benchmarks/run.py``, which owns the child processes, the rows
+and the results table; this module decides what to run and how to judge it.
+
+scale
+    The default comparison world (every default system and metric, one
+    replicate, one process, in a child whose peak RSS is read) at the sizes
+    a researcher runs: 10,000 players over horizons of about 1, 3 and 10
+    million games (a long world, newcomers drawn for the whole horizon), with
+    the exponent of time in games fitted over the three; 10,000, 100,000
+    and 1,000,000 players over one year, with the exponent of time in
+    players; and 200,000 players over ten years.
+first-run
+    ``ratingsim run`` (the README's default experiment) twice in fresh
+    processes with one new, empty numba cache folder: the first run
+    compiles every loop it uses, the second loads them.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+#: Games of the three horizons at 10,000 players (full run; quick: / 20).
+GAME_TARGETS = (1e6, 3e6, 1e7)
+#: The 10,000-player, 10-million-game row's limit (issue 22), seconds.
+LIMIT_10M = 120.0
+#: The largest exponent of time in games that counts as linear (issue 22).
+LINEAR = 1.05
+#: The first run's limit, as a multiple of a warm run (issue 22).
+FIRST_RUN_RATIO = 1.5
+
+
+def exponent(sizes: list[float], seconds: list[float]) -> float:
+    """The slope of log(seconds) on log(sizes), least squares.
+
+    Parameters
+    ----------
+    sizes, seconds : list of float
+        At least two positive sizes (not all equal) and their times.
+
+    Returns
+    -------
+    float
+        ``b`` in ``seconds ~ a * sizes ** b``.
+    """
+    x = np.log(np.asarray(sizes, dtype=np.float64))
+    y = np.log(np.asarray(seconds, dtype=np.float64))
+    if x.size < 2 or not np.all(np.isfinite(x)) or not np.all(np.isfinite(y)):
+        raise ValueError(f"exponent needs two or more positive sizes; got {sizes!r}")
+    if np.ptp(x) == 0.0:
+        raise ValueError(f"exponent needs sizes that differ; got {sizes!r}")
+    return float(np.polyfit(x, y, 1)[0])
+
+
+def horizons(
+    n_players: int, targets: list[float], per_side: float, seed: int
+) -> list[float]:
+    """Years after which a pool of ``n_players`` has played each target of games.
+
+    The population's nominal player-games (each player's monthly activity
+    times the months in the pool, as ``run.py``'s ``_nominal_sides``) over
+    one draw for a long horizon, cumulated day by day, times ``per_side``,
+    the games a nominal player-game gives (measured by a pilot run). The
+    horizon only aims the runs: each row reports the games it played.
+    """
+    from simulator.systems._common import day_of
+    from simulator.world.population import make_population
+    from simulator.world.population_config import PopulationConfig
+    from simulator.world.strengths import DAYS_PER_YEAR
+
+    start = day_of("2024-01-01")
+    # Drawing a population costs more the longer its horizon (the pool
+    # grows): try 50 years first.
+    for years in (50.0, 100.0, 200.0):
+        n_days = round(years * DAYS_PER_YEAR)
+        pop = make_population(
+            PopulationConfig(n_players=n_players),
+            np.random.default_rng(seed),
+            start_day=start,
+            n_days=n_days,
+        )
+        # Player-days in the pool on each day, as a difference array.
+        lo = np.clip(np.floor(pop.arrival_day - start), 0, n_days).astype(np.intp)
+        hi = np.clip(np.floor(pop.departure_day - start), 0, n_days).astype(np.intp)
+        rate = pop.activity * 12.0 / DAYS_PER_YEAR * per_side
+        diff = np.bincount(lo, rate, n_days + 1) - np.bincount(hi, rate, n_days + 1)
+        games = np.cumsum(np.cumsum(diff)[:n_days])
+        if games[-1] >= max(targets):
+            return [
+                (int(np.searchsorted(games, target)) + 1) / DAYS_PER_YEAR
+                for target in targets
+            ]
+    raise ValueError(f"{max(targets):,.0f} games take more than {years:g} years")
+
+
+def scale(
+    quick: bool,
+    run_child: Callable[[dict[str, Any]], dict[str, Any]],
+    nominal_sides: Callable[[int, float, int], tuple[float, int]],
+    row: Callable[..., Any],
+    outcome: Any,
+    load: Callable[[], str],
+) -> Any:
+    """The scale rows; ``run.py`` passes its child runner and table types."""
+    out = outcome()
+    seed = 20240101
+    small = 2_000 if quick else 10_000
+    shrink = 20.0 if quick else 1.0
+    judged = not quick
+
+    def status(ok: bool) -> str:
+        return ("pass" if ok else "miss") if judged else "info"
+
+    def child(n_players: int, years: float) -> dict[str, Any]:
+        res = run_child({"n_players": n_players, "years": years, "seed": seed})
+        if "error" in res:
+            raise RuntimeError(res["error"][-500:])
+        res["load"] = load()
+        return res
+
+    lines = [
+        "| players | years | games | seconds | games/s | players drawn | peak RSS "
+        "| load after |",
+        "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |",
+    ]
+
+    def line(n: int, years: float, res: dict[str, Any]) -> None:
+        lines.append(
+            f"| {n:,} | {years:.2f} | {res['games']:,} | {res['seconds']:,.1f} | "
+            f"{res['games'] / res['seconds']:,.0f} | {res['n_total']:,} | "
+            f"{res['peak_rss_mb']:,.0f} MB | {res['load']} |"
+        )
+
+    # Time in games: one pool, longer and longer horizons. A pilot year gives
+    # the games a nominal player-game delivers at this size.
+    pilot_years = 1.0
+    pilot = child(small, pilot_years)
+    sides, _ = nominal_sides(small, pilot_years, seed)
+    per_side = pilot["games"] / sides
+    games, seconds = [], []
+    targets = [t / shrink for t in GAME_TARGETS]
+    for target, years in zip(
+        GAME_TARGETS, horizons(small, targets, per_side, seed), strict=True
+    ):
+        res = child(small, years)
+        line(small, years, res)
+        games.append(float(res["games"]))
+        seconds.append(float(res["seconds"]))
+        out.rows.append(
+            row(
+                "scale",
+                f"{small:,} players, {years:.1f} years: {res['games']:,} games",
+                f"{res['seconds']:,.1f} s ({res['games'] / res['seconds']:,.0f} "
+                f"games/s), peak RSS {res['peak_rss_mb']:,.0f} MB; "
+                f"load {res['load']}",
+                f"< {LIMIT_10M:g} s" if target == GAME_TARGETS[-1] and judged else "",
+                status(res["seconds"] < LIMIT_10M)
+                if target == GAME_TARGETS[-1]
+                else "info",
+                res["seconds"],
+                "s",
+            )
+        )
+    b_games = exponent(games, seconds)
+    out.rows.append(
+        row(
+            "scale",
+            f"exponent of time in games at {small:,} players "
+            f"({games[0]:,.0f} to {games[-1]:,.0f} games)",
+            f"{b_games:.3f}",
+            f"<= {LINEAR:g}" if judged else "",
+            status(b_games <= LINEAR),
+            b_games,
+            "",
+        )
+    )
+
+    # Time in players: one year of each pool size.
+    sizes = [small, small * 10, small * 100]
+    times = []
+    for n in sizes:
+        res = child(n, 1.0)
+        line(n, 1.0, res)
+        times.append(float(res["seconds"]))
+        if n == sizes[-1]:
+            out.rows.append(
+                row(
+                    "scale",
+                    f"{n:,} players, one year: {res['games']:,} games",
+                    f"{res['seconds']:,.1f} s, peak RSS {res['peak_rss_mb']:,.0f} MB; "
+                    f"load {res['load']}",
+                    "runs within 8 GB" if judged else "",
+                    status(res["peak_rss_mb"] < 8192.0),
+                    res["seconds"],
+                    "s",
+                )
+            )
+    b_players = exponent([float(n) for n in sizes], times)
+    out.rows.append(
+        row(
+            "scale",
+            f"exponent of time in players over one year ({sizes[0]:,} to "
+            f"{sizes[-1]:,}; games grow with them)",
+            f"{b_players:.3f}",
+            value=b_players,
+        )
+    )
+
+    # A realistic FIDE-sized pool over ten years.
+    big, big_years = (20_000, 2.0) if quick else (200_000, 10.0)
+    res = child(big, big_years)
+    line(big, big_years, res)
+    out.rows.append(
+        row(
+            "scale",
+            f"{big:,} players, {big_years:g} years: {res['games']:,} games",
+            f"{res['seconds']:,.1f} s, peak RSS {res['peak_rss_mb']:,.0f} MB; "
+            f"load {res['load']}",
+            value=res["seconds"],
+            unit="s",
+        )
+    )
+    out.sections.append(
+        (
+            "Scale: every run",
+            "The default comparison world (7 systems, every metric), one "
+            "replicate in a child process, seed "
+            f"{seed}. Horizons of the game rows from a {pilot_years:g}-year "
+            f"pilot at {small:,} players ({pilot['games']:,} games, "
+            f"{per_side:.3f} games per nominal player-game). Exponents: "
+            "least-squares slope of log time on log size.\n\n" + "\n".join(lines),
+        )
+    )
+    return out
+
+
+def _timed_run(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:
+    """Wall and child CPU seconds of one ``ratingsim`` command."""
+    before = os.times()
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [sys.executable, "-m", "simulator", *args],
+        env=env,
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    wall = time.perf_counter() - t0
+    after = os.times()
+    if proc.returncode != 0:
+        raise RuntimeError(f"ratingsim {' '.join(args)}: {proc.stderr[-500:]}")
+    cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
+    return wall, cpu
+
+
+def first_run(quick: bool, row: Callable[..., Any], outcome: Any) -> Any:
+    """The default experiment with an empty numba cache, then warm."""
+    out = outcome()
+    with tempfile.TemporaryDirectory(prefix="ratingsim-first-run-") as tmp:
+        env = dict(os.environ)
+        # A new cache folder: nothing compiled is found, in it or beside the
+        # modules (numba reads one place).
+        env["NUMBA_CACHE_DIR"] = str(Path(tmp) / "numba")
+        args = ["run", "--quiet", "--no-figures", "--seed", "1"]
+        if quick:
+            args += ["--replicates", "2", "--set", "years=1"]
+        walls, cpus = [], []
+        for i in range(2):
+            wall, cpu = _timed_run(
+                [*args, "--out", str(Path(tmp) / f"run{i}")], env, tmp
+            )
+            walls.append(wall)
+            cpus.append(cpu)
+    ratio = walls[0] / walls[1]
+    what = "ratingsim run --quiet --no-figures --seed 1" + (
+        " --replicates 2 --set years=1" if quick else ""
+    )
+    out.rows.append(
+        row(
+            "first-run",
+            f"`{what}`: first run (empty cache) / warm run",
+            f"{walls[0]:,.1f} s / {walls[1]:,.1f} s = {ratio:.2f}x (CPU "
+            f"{cpus[0]:,.1f} s / {cpus[1]:,.1f} s)",
+            f"<= {FIRST_RUN_RATIO:g}x" if not quick else "",
+            ("pass" if ratio <= FIRST_RUN_RATIO else "miss") if not quick else "info",
+            ratio,
+            "x",
+        )
+    )
+    if not math.isfinite(ratio):
+        raise RuntimeError("first-run: no time measured")
+    return out
