@@ -452,7 +452,7 @@ class _Arena:
         def finished(name: str) -> Any:
             return np.concatenate([getattr(g, name) for g in played])[order]
 
-        games = Games(
+        games = Games.checked(
             finished("white"),
             finished("black"),
             finished("score"),
@@ -570,13 +570,21 @@ class _Arena:
 
     def close_periods(self, day: int) -> None:
         """Rate every period that closes at the end of ``day``."""
+        # Systems on one calendar (FIDE's lists, Glicko's months) close the
+        # same batches: joined once, and read-only, so shared.
+        joined: dict[tuple[int, ...], tuple[list[Games], Games]] = {}
         for rated in self.rated:
             while rated.close is not None and day + 1 >= rated.close:
                 cutoff = rated.close - rated.closing_days
                 now = [g for end, g in rated.pending if end < cutoff]
                 rated.pending = [(end, g) for end, g in rated.pending if end >= cutoff]
+                # Keyed by the batches themselves (kept alive beside the join,
+                # so that no id is reused while the dict lives).
+                key = tuple(id(g) for g in now)
+                if key not in joined:
+                    joined[key] = (now, Games.concat(now))
                 rated.state = rated.system.rate(
-                    rated.state, Games.concat(now), day=rated.close
+                    rated.state, joined[key][1], day=rated.close
                 )
                 rated.close = rated.system.next_close(rated.close)
 

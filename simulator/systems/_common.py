@@ -273,6 +273,38 @@ class Games:
             pick(self.event_start),
         )
 
+    @classmethod
+    def checked(
+        cls,
+        white: IntArray,
+        black: IntArray,
+        score: FloatArray,
+        day: FloatArray | None = None,
+        event: IntArray | None = None,
+        event_start: FloatArray | None = None,
+    ) -> Games:
+        """Games from new arrays taken from checked :class:`Games`, not copied.
+
+        For the engine's own joins and selections (every round's games, every
+        period's), whose arrays are new (``np.concatenate``, fancy indexing)
+        and whose values come from games that passed the checks of
+        ``__post_init__``, which would only repeat them and copy the arrays
+        again. The arrays are made read-only and kept. Not for anything else.
+        """
+        games = object.__new__(cls)
+        for name, arr in (
+            ("white", white),
+            ("black", black),
+            ("score", score),
+            ("day", day),
+            ("event", event),
+            ("event_start", event_start),
+        ):
+            if arr is not None:
+                arr.flags.writeable = False
+            object.__setattr__(games, name, arr)
+        return games
+
     @staticmethod
     def concat(parts: list[Games]) -> Games:
         """Join batches of games in order."""
@@ -285,7 +317,8 @@ class Games:
                 return None
             return np.concatenate(values)
 
-        return Games(
+        # The parts were checked; their join is new arrays of valid games.
+        return Games.checked(
             cat("white"),
             cat("black"),
             cat("score"),

@@ -24,6 +24,7 @@ domestic").
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -158,8 +159,21 @@ def draw_rounds(
     if not weights:
         # The original draw: rng.choice(rounds) without its overhead.
         return rounds[int(rng.integers(0, len(rounds)))]
+    # rng.choice(len(rounds), p=p) by its own steps (one uniform against the
+    # normalised cumulative weights): the same draw and the same stream,
+    # without choice's checks of p at every event.
+    u = rng.random()
+    return rounds[int(np.searchsorted(_cdf(weights), u, side="right"))]
+
+
+@functools.cache
+def _cdf(weights: tuple[float, ...]) -> FloatArray:
+    """The cumulative probabilities of ``weights``, as ``Generator.choice`` has them."""
     p = np.asarray(weights) / np.sum(weights)
-    return rounds[int(rng.choice(len(rounds), p=p))]
+    cdf = p.cumsum()
+    cdf /= cdf[-1]
+    cdf.flags.writeable = False
+    return cdf
 
 
 def _by_rating(players: IntArray, rating: FloatArray) -> IntArray:
