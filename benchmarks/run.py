@@ -785,6 +785,11 @@ def _child_main(spec: dict[str, Any]) -> None:
         timed(arena, "_play", "_play: outcomes, predictions, per-game systems")
         timed(arena, "_finish_events", "finish events")
 
+    if spec.get("warm"):
+        # Untimed: a small world that closes a month, so that the timed run
+        # does not load compiled loops from numba's cache (or compile them).
+        run_replicate(_e2e_config(500, 0.1), np.random.default_rng(0))
+        parts.clear()
     rng = np.random.default_rng(spec["seed"])
     profile = cProfile.Profile() if spec.get("profile") else None
     t0 = time.perf_counter()
