@@ -2,7 +2,8 @@
 
 Issue 22, item 4: ratingsim's per-game Elo and its FIDE period should be
 within 1.3x of the best compiled loop written for the same exact rules. The
-loops here are that reference: plain numba, no validation, no state objects,
+loops here are that reference: plain numba (ratingsim's settings:
+``simulator._jit.jit``), no validation, no state objects,
 no bit-for-bit constraints (they must agree with ratingsim to 1e-9, which
 ``benchmarks/run.py`` asserts before timing and
 ``tests/test_kernel_reference.py`` checks on small random inputs).
@@ -31,15 +32,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-import numba
 import numpy as np
+
+from simulator._jit import jit as _jit
 
 __all__ = ["FidePeriod", "elo_games", "fide_period"]
 
-_jit = numba.njit(cache=True, nogil=True, error_model="numpy")
 
-
-@_jit  # type: ignore[misc]
+@_jit
 def _elo_loop(
     rating: Any, n_games: Any, white: Any, black: Any, score: Any, k: float
 ) -> None:
@@ -132,7 +132,7 @@ _INITIAL_MAX = 2200.0
 _GAME = 1 << 32
 
 
-@_jit  # type: ignore[misc]
+@_jit
 def _games(
     code: Any, white: Any, black: Any, score: Any, pd_by_d: Any
 ) -> tuple[Any, Any, int, Any, int]:
@@ -155,11 +155,11 @@ def _games(
         cw, cb = code[w], code[b]
         uw, ub = cw < 0, cb < 0
         rated = not (uw or ub)
-        d = np.int64(cw) - np.int64(cb)
+        d = int(cw) - int(cb)
         dc = min(max(d, -_CAP), _CAP)
         dw = min(max(d if cw >= _EXEMPT else dc, -_D_MAX), _D_MAX)
         db = min(max(d if cb >= _EXEMPT else dc, -_D_MAX), _D_MAX)
-        s = np.int64(score[j] * 100.0)
+        s = int(score[j] * 100.0)
         tw = _GAME + s - pd_by_d[dw + _D_MAX]
         tb = _GAME + 100 - s - pd_by_d[_D_MAX - db]
         acc[w] += tw if rated else (_GAME if uw else 0)
@@ -171,20 +171,20 @@ def _games(
     return acc, row_w, nw, row_b, nb
 
 
-@_jit  # type: ignore[misc]
+@_jit
 def _round_half_up(x: float, scale: float) -> float:
     scaled = x * scale
     return float(np.floor(scaled + 0.5 + 1e-9 * max(1.0, abs(scaled))) / scale)
 
 
-@_jit  # type: ignore[misc]
+@_jit
 def _round_half_away(x: float) -> float:
     whole = float(np.trunc(x))
     sign = 1.0 if x > 0 else -1.0 if x < 0 else 0.0
     return whole + sign * (abs(x - whole) >= 0.5)
 
 
-@_jit  # type: ignore[misc]
+@_jit
 def _rest(
     rating: Any,
     k: Any,
@@ -272,7 +272,8 @@ def _rest(
             m = sums[p, 0]
             if seen > 0 and m >= _MIN_GAMES:
                 ra = (sums[p, 2] + 2 * _HYPOTHETICAL) / (m + 2)
-                pc = int(np.rint(_round_half_up((sums[p, 1] + 1.0) / (m + 2), 100.0) * 100))
+                p_score = _round_half_up((sums[p, 1] + 1.0) / (m + 2), 100.0)
+                pc = int(np.rint(p_score * 100))
                 d = dp[pc - 50] if pc >= 50 else -dp[50 - pc]
                 ru = min(_round_half_up(ra + d, 1.0), _INITIAL_MAX)
                 if ru >= _FLOOR:
@@ -341,7 +342,7 @@ def _rest(
     )  # fmt: skip
 
 
-@_jit  # type: ignore[misc]
+@_jit
 def _codes(rating: Any) -> Any:
     code = np.empty(rating.shape[0], np.int32)
     for p in range(rating.shape[0]):
@@ -358,7 +359,7 @@ def fide_period(
     ever_2300: Any,
     birth_year: Any,
     first_event_done: Any,
-    pool: tuple[Any, Any, Any, Any, Any],
+    pool: tuple[Any, ...],
     period: int,
     white: Any,
     black: Any,
@@ -377,9 +378,11 @@ def fide_period(
     start on or after the list in force (no NaN).
     """
     acc, row_w, nw, row_b, nb = _games(_codes(rating), white, black, score, _PD_BY_D)
+    player, opp, opp_rating, row_score, row_period = pool
     out = _rest(
         rating, k, n_games, ever_2400, ever_2300, birth_year, first_event_done,
-        *pool, period, white, black, score, event, event_start,
+        player, opp, opp_rating, row_score, row_period,
+        period, white, black, score, event, event_start,
         acc, row_w, nw, row_b, nb, new_year, _DP,
     )  # fmt: skip
     return FidePeriod(*out)
