@@ -383,6 +383,7 @@ def kernel(quick: bool) -> Outcome:
     # What a per-game system adds when given the period in one call (a
     # replayed game list): finding the rounds.
     split = _best_of(lambda: split_rounds(period.white, period.black), repeat)
+    references = _kernel_references(pool, rounds, period, start, n_players, repeat)
     floor = min(floor, floor_time())
     out = Outcome()
     out.rows.append(
@@ -424,6 +425,20 @@ def kernel(quick: bool) -> Outcome:
             f"| {label} | {mode} | {t:.3f} s | {n_games / t:,.0f} | "
             f"{ratio:.1f} | <= {limit:g} |"
         )
+    for label, t_ours, t_ref in references:
+        ratio = t_ours / t_ref
+        out.rows.append(
+            Row(
+                "kernel",
+                f"{label}: ratingsim / reference loop "
+                "(benchmarks/kernel_reference.py, agreeing to 1e-9)",
+                f"{ratio:.2f}x ({t_ours * 1e3:.1f} ms against {t_ref * 1e3:.1f} ms)",
+                "<= 1.3x",
+                _status(ratio <= 1.3),
+                ratio,
+                "x reference",
+            )
+        )
     out.sections.append(
         (
             "Kernel detail",
@@ -439,6 +454,100 @@ def kernel(quick: bool) -> Outcome:
         )
     )
     return out
+
+
+def _kernel_references(
+    pool: dict[str, np.ndarray[Any, Any]],
+    rounds: list[Any],
+    period: Any,
+    start: int,
+    n_players: int,
+    repeat: int,
+) -> list[tuple[str, float, float]]:
+    """Per-game Elo and the FIDE period against their reference loops.
+
+    Each pair is checked to agree to 1e-9 (else RuntimeError), then both
+    are timed as the kernel times the systems, interleaved: ratingsim's
+    ``rate`` and the loop of ``benchmarks/kernel_reference.py`` on the same
+    inputs (issue 22, item 4: within 1.3x).
+    """
+    import kernel_reference as ref
+
+    from simulator.systems._common import year_of
+    from simulator.systems.elo import Elo
+    from simulator.systems.fide import Fide
+
+    # The registry's systems, as the kernel makes them (default parameters).
+    out: list[tuple[str, Callable[[], Any], Callable[[], Any]]] = []
+    elo = Elo()
+    e0 = elo.new_state(n_players, rating=pool["rating"], n_games=pool["n_games"])
+
+    def elo_ours() -> Any:
+        state = e0
+        for r, games in enumerate(rounds):
+            state = elo.rate(state, games, day=float(start + r))
+        return state
+
+    def elo_ref() -> Any:
+        return ref.elo_games(
+            e0.rating, e0.n_games, period.white, period.black, period.score,
+            elo.k_factor,
+        )  # fmt: skip
+
+    ours, theirs = elo_ours(), elo_ref()
+    if not (
+        np.allclose(ours.rating, theirs[0], rtol=0, atol=1e-9)
+        and np.array_equal(ours.n_games, theirs[1])
+    ):
+        raise RuntimeError("Elo and its reference loop disagree beyond 1e-9.")
+    out.append(("elo (per game, 20 rounds)", elo_ours, elo_ref))
+
+    fide = Fide()
+    with np.errstate(invalid="ignore"):
+        listed = np.where(pool["rating"] < fide.floor, np.nan, pool["rating"])
+    f0 = fide.new_state(
+        n_players,
+        day=start,
+        birth_year=pool["birth_year"],
+        rating=listed,
+        n_games=pool["n_games"],
+    )
+    close = fide.next_close(start)
+
+    def fide_ours() -> Any:
+        return fide.rate(f0, period, day=close)
+
+    def fide_ref() -> Any:
+        return ref.fide_period(
+            f0.rating, f0.k, f0.n_games, f0.ever_2400, f0.ever_2300,
+            f0.birth_year, f0.first_event_done, tuple(f0.pool), f0.period,
+            period.white, period.black, period.score, period.event,
+            period.event_start, year_of(close),
+        )  # fmt: skip
+
+    a, b = fide_ours(), fide_ref()
+    mine = (a.rating, a.n_games, a.k, a.ever_2400, a.ever_2300, a.first_event_done)
+    for x, y in zip((*mine, *a.pool), b, strict=True):
+        if x.shape != y.shape or not np.allclose(
+            x, y, rtol=0, atol=1e-9, equal_nan=True
+        ):
+            raise RuntimeError("FIDE and its reference loop disagree beyond 1e-9.")
+    out.append(("fide (one period)", fide_ours, fide_ref))
+
+    timed: list[tuple[str, float, float]] = []
+    for label, ours_fn, ref_fn in out:
+        t_ours = t_ref = math.inf
+        ours_fn()
+        ref_fn()
+        for _ in range(repeat):
+            t0 = time.perf_counter()
+            ours_fn()
+            t1 = time.perf_counter()
+            ref_fn()
+            t2 = time.perf_counter()
+            t_ours, t_ref = min(t_ours, t1 - t0), min(t_ref, t2 - t1)
+        timed.append((label, t_ours, t_ref))
+    return timed
 
 
 # --- reference ----------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from simulator._jit import jit
 from simulator._types import BoolArray
 from simulator.systems._common import (
     FloatArray,
@@ -149,21 +150,30 @@ class Elo:
         overwrite: bool,
         expected: FloatArray | None,
     ) -> EloState:
-        """:meth:`rate`; each round's E also into ``expected`` if given."""
+        """:meth:`rate`; each round's E also into ``expected`` if given.
+
+        A round is two compiled passes around numpy's ``power`` (SIMD, and
+        not the C library's, whose last bit differs for about 5 % of
+        inputs): the same operations, in the same order, as
+        :func:`logistic_expectation` and the fancy-indexed updates, without
+        their temporary arrays.
+        """
         games.check_players(state.rating.shape[0])
         rating = reusable(state.rating, overwrite)
         n_games = reusable(state.n_games, overwrite).astype(np.intp, copy=False)
-        for idx in split_rounds(games.white, games.black):
-            w, b = games.white[idx], games.black[idx]
-            e = logistic_expectation(rating[w] - rating[b])
+        white, black, score = games.white, games.black, games.score
+        k = float(self.k_factor)
+        for idx in split_rounds(white, black):
+            if idx.shape[0] < white.shape[0]:
+                w, b, s = white[idx], black[idx], score[idx]
+            else:  # one round: the games as they are
+                w, b, s = white, black, score
+            # 10^(-D/400), in place.
+            power = _minus_d_over_400(rating, w, b, np.empty(w.shape[0]))
+            np.power(10.0, power, out=power)
+            e = _update(rating, n_games, w, b, s, power, k)
             if expected is not None:
                 expected[idx] = e
-            change = self.k_factor * (games.score[idx] - e)
-            rating[w] += change
-            rating[b] -= change
-            # The players of a round are distinct: one increment each.
-            n_games[w] += 1
-            n_games[b] += 1
         return EloState(rating, n_games)
 
     def is_rated(self, state: EloState, players: ArrayLike) -> BoolArray:
@@ -173,3 +183,44 @@ class Elo:
     def rating(self, state: EloState) -> FloatArray:
         """Ratings as they stand."""
         return state.rating.copy()
+
+
+@jit
+def _minus_d_over_400(
+    rating: FloatArray, white: IntArray, black: IntArray, out: FloatArray
+) -> FloatArray:
+    """``-(rating[white] - rating[black]) / 400`` into ``out``, unchecked.
+
+    :func:`logistic_expectation`'s exponent, as numpy computes it: the
+    difference, negated, divided by 400.
+    """
+    for j in range(white.shape[0]):
+        out[j] = -(rating[white[j]] - rating[black[j]]) / 400.0
+    return out
+
+
+@jit
+def _update(
+    rating: FloatArray,
+    n_games: IntArray,
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+    power: FloatArray,
+    k: float,
+) -> FloatArray:
+    """One round of disjoint games, in place; returns White's E (in ``power``).
+
+    ``power`` holds ``10^(-D/400)``: ``E = 1 / (1 + power)``, and
+    ``K * (score - E)`` goes to White and from Black, one more game each.
+    """
+    for j in range(white.shape[0]):
+        e = 1.0 / (1.0 + power[j])
+        change = k * (score[j] - e)
+        w, b = white[j], black[j]
+        rating[w] = rating[w] + change
+        rating[b] = rating[b] - change
+        n_games[w] += 1
+        n_games[b] += 1
+        power[j] = e
+    return power
