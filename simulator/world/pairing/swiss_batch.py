@@ -1,7 +1,10 @@
 """The next round of many Swiss events at once: :func:`pair_swiss_rounds`.
 
 The engine's path: a day has thousands of small events. The events' arrays
-are joined once (:class:`_SwissBatch`); the small events are paired by the
+are joined once and laid out, ranked and given their colour rules in one
+compiled pass (:class:`_SwissBatch`, with the loops of
+:mod:`~simulator.world.pairing.swiss_batch_compiled`, which also give the
+games their colours); the small events are paired by the
 compiled loops of :mod:`~simulator.world.pairing.swiss_compiled`, the rare
 event they leave short by the exact final repair of
 :mod:`~simulator.world.pairing.swiss`, and large fields by
@@ -29,7 +32,6 @@ from simulator.world.pairing.swiss_batch_compiled import _colours_at, _lay_out
 from simulator.world.pairing.swiss_compiled import (
     _MAX_LOCAL_WINDOW,
     _NO_BYE,
-    _PAIRED,
     _SHORT,
     BLACK,
     WHITE,
@@ -82,16 +84,16 @@ class _SwissBatch:
         n = np.array(list(map(len, field["players"])), dtype=np.intp)
         self.n = n
         join = np.concatenate
-        present = np.ones(int(n.sum()), dtype=bool)
-        offset = None
-        for e, away in enumerate(absents):
-            if away is not None:
-                if offset is None:
-                    offset = np.cumsum(n) - n
-                who = _as_players("pair_swiss_round", away, "absent")
-                present[offset[e] + _positions("pair_swiss_round", states[e], who)] = (
-                    False
-                )
+        # Who plays, over the joined entrants; empty: everyone.
+        present = np.empty(0, dtype=bool)
+        if any(away is not None for away in absents):
+            offset = np.cumsum(n) - n
+            present = np.ones(int(n.sum()), dtype=bool)
+            for e, away in enumerate(absents):
+                if away is not None:
+                    who = _as_players("pair_swiss_round", away, "absent")
+                    at = _positions("pair_swiss_round", states[e], who)
+                    present[offset[e] + at] = False
         # Played pairs: each event's keys, one event after another.
         self.keys: KeyArray = join(field["played"])
         (
@@ -115,6 +117,7 @@ class _SwissBatch:
             # whom. The others are small: paired by the compiled loops.
             self.small,
             self.order,
+            self.mate,
             comparable,
         ) = _lay_out(
             n,
@@ -140,7 +143,6 @@ class _SwissBatch:
         ctx.allow_white, ctx.allow_black = allow_white, allow_black
         ctx.pref, ctx.strength = pref, strength
         self.ctx = ctx
-        self.mate = np.full(self.players.shape[0], -1, dtype=np.intp)
         self._contexts: dict[int, _Context] = {}
 
     def local_order(self, e: int) -> IntArray:
@@ -221,7 +223,7 @@ class _SwissBatch:
             ctx.had_bye,
             self.mate,
         )
-        if status.max(initial=_PAIRED) != _PAIRED:
+        if status.any():  # Not all _PAIRED (0).
             self._repair(status)
         self.check()
 

@@ -41,9 +41,9 @@ __all__: list[str] = []
 def _ranks_above(points: FloatArray, rank: IntArray, i: int, j: int) -> bool:
     """Whether slot ``i`` ranks above slot ``j``: points, starting rank, slot."""
     if points[i] != points[j]:
-        return points[i] > points[j]
+        return bool(points[i] > points[j])
     if rank[i] != rank[j]:
-        return rank[i] < rank[j]
+        return bool(rank[i] < rank[j])
     return i < j
 
 
@@ -122,6 +122,7 @@ def _lay_out(
     IntArray,
     BoolArray,
     IntArray,
+    IntArray,
     bool,
 ]:
     """A batch's slot arrays from its events' joined states.
@@ -133,8 +134,8 @@ def _lay_out(
     players_in, rank_in, points_in, colour_diff_in, last_in, streak_in, \
 had_bye_in : ndarray of shape (n.sum(),)
         The states' fields, one event after another.
-    present_in : ndarray of shape (n.sum(),)
-        Who plays this round.
+    present_in : ndarray of shape (n.sum(),) or (0,)
+        Who plays this round; empty: everyone.
     n_played : ndarray of shape (n_events,)
         Each event's played keys.
     white, black : int
@@ -153,8 +154,9 @@ had_bye_in : ndarray of shape (n.sum(),)
         the joined ranking; the bye vertex one past its event's players).
         Over the events: ``base``, ``first_place``, ``n_present``,
         ``key_start`` (``n_events + 1`` entries), ``small``. Then ``order``
-        (the present slots, event by event in ranking order) and whether the
-        points were all comparable (no NaN): if not, nothing else is set.
+        (the present slots, event by event in ranking order), ``mate`` (-1
+        over the slots, for the matching) and whether the points were all
+        comparable (no NaN): if not, ``order`` is unsorted and ``pos`` unset.
     """
     e_count = n.shape[0]
     n_slots = e_count
@@ -177,6 +179,8 @@ had_bye_in : ndarray of shape (n.sum(),)
     small = np.empty(e_count, dtype=np.bool_)
     order = np.empty(n_slots, dtype=np.intp)
     tmp = np.empty(n_slots, dtype=np.intp)
+    mate = np.full(n_slots, -1, dtype=np.intp)
+    everyone = present_in.shape[0] == 0
     comparable = True
     src = 0
     slot = 0
@@ -206,7 +210,7 @@ had_bye_in : ndarray of shape (n.sum(),)
             if abs(cd) >= 2:
                 p, s = -np.sign(cd), 3
             pref[slot], strength[slot] = p, s
-            if present_in[src]:
+            if everyone or present_in[src]:
                 order[place] = slot
                 place += 1
             src += 1
@@ -233,6 +237,7 @@ had_bye_in : ndarray of shape (n.sum(),)
             key_start,
             small,
             order[:place],
+            mate,
             False,
         )
     for e in range(e_count):
@@ -258,6 +263,7 @@ had_bye_in : ndarray of shape (n.sum(),)
         key_start,
         small,
         order[:place],
+        mate,
         True,
     )
 

@@ -4,8 +4,10 @@
 round: the entrants, their starting rank, and no points, colours, byes or
 games. :func:`record_swiss_round` adds a round's results (points, colours,
 the bye, who has met whom) and returns a new state; :func:`record_swiss_rounds`
-does the same for many events at once, with the updates done over all the
-events together and the same states (and errors) as event by event. The
+does the same for many events at once, with the checks and updates done in
+one compiled pass over all the events together
+(:func:`~simulator.world.pairing.swiss_batch_compiled._record_at`) and the
+same states (and errors) as event by event. The
 pairings (:mod:`~simulator.world.pairing.swiss`,
 :mod:`~simulator.world.pairing.swiss_batch`) read the state.
 """
