@@ -20,6 +20,10 @@ explicit ``rng`` (a :class:`numpy.random.Generator`) and returns a
   constants both read;
 - :mod:`~simulator.world.pairing.swiss_batch`: the next round of many
   events at once (:func:`pair_swiss_rounds`);
+- :mod:`~simulator.world.pairing.swiss_batch_compiled`: the bookkeeping of
+  the batched paths as compiled loops (laying a batch out, its colours,
+  recording its results), so that a day costs a few array calls, not a
+  hundred;
 - :mod:`~simulator.world.pairing.simple`: round robins, the online pool and
   random pairing.
 

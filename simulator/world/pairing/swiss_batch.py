@@ -1,7 +1,10 @@
 """The next round of many Swiss events at once: :func:`pair_swiss_rounds`.
 
 The engine's path: a day has thousands of small events. The events' arrays
-are joined once (:class:`_SwissBatch`); the small events are paired by the
+are joined once and laid out, ranked and given their colour rules in one
+compiled pass (:class:`_SwissBatch`, with the loops of
+:mod:`~simulator.world.pairing.swiss_batch_compiled`, which also give the
+games their colours); the small events are paired by the
 compiled loops of :mod:`~simulator.world.pairing.swiss_compiled`, the rare
 event they leave short by the exact final repair of
 :mod:`~simulator.world.pairing.swiss`, and large fields by
@@ -14,34 +17,31 @@ from __future__ import annotations
 
 import warnings
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import ArrayLike
 
-from simulator._types import BoolArray, FloatArray, IntArray
+from simulator._types import IntArray
 from simulator.world.pairing.rounds import Round, _as_players, _check_rng
 from simulator.world.pairing.swiss import (
     _final_repair,
     _match_swiss,
     pair_swiss_round,
 )
+from simulator.world.pairing.swiss_batch_compiled import _colours_at, _lay_out
 from simulator.world.pairing.swiss_compiled import (
     _MAX_LOCAL_WINDOW,
     _NO_BYE,
     _SHORT,
+    BLACK,
+    WHITE,
     _broken_matching,
     _match_small_events,
 )
-from simulator.world.pairing.swiss_rules import (
-    _allocate_colours,
-    _Context,
-    _draw_lots,
-)
+from simulator.world.pairing.swiss_rules import _Context, _draw_lots
 from simulator.world.pairing.swiss_state import (
     KeyArray,
     SwissState,
-    _cut,
     _positions,
     _standard,
 )
@@ -56,26 +56,6 @@ _MAX_TABLE = 1 << 24
 
 class _Fallback(Exception):
     """A batch the vectorised path does not pair: pair it event by event."""
-
-
-def _ranking(ev: IntArray, points: FloatArray, rank: IntArray) -> IntArray:
-    """The order of ``np.lexsort((rank, -points, ev))``, faster.
-
-    The three keys are packed into one integer (points by their place among
-    the distinct values), whose stable sort is about three times faster than
-    lexsort's with a float key; lexsort itself where the packed key would
-    overflow.
-    """
-    if ev.size == 0:
-        return np.empty(0, dtype=np.intp)
-    _, level = np.unique(-points, return_inverse=True)
-    low = int(rank.min())
-    span = int(rank.max()) - low + 1
-    n_levels = int(level.max()) + 1
-    if (int(ev.max()) + 1) * n_levels * span >= 1 << 62:
-        return np.lexsort((rank, -points, ev))
-    key = (ev.astype(np.int64) * n_levels + level) * span + (rank - low)
-    return np.asarray(key.argsort(kind="stable"))
 
 
 class _SwissBatch:
@@ -96,67 +76,73 @@ class _SwissBatch:
     ) -> None:
         self.states = states
         self.absents = absents
-        e_count = len(states)
-        self.n_events = e_count
+        self.n_events = len(states)
         # The states' fields, each a tuple over the events (one transposition
-        # rather than a pass over the events per field).
+        # rather than a pass over the events per field), joined once each;
+        # the rest is one compiled pass (_lay_out).
         field = dict(zip(SwissState._fields, zip(*states, strict=True), strict=True))
-        n = np.array([len(p) for p in field["players"]], dtype=np.intp)
+        n = np.array(list(map(len, field["players"])), dtype=np.intp)
         self.n = n
-        width = n + 1
-        n_slots = int(width.sum())
-        self.base = base = np.cumsum(width) - width
-        self.ev = ev = np.repeat(np.arange(e_count), width)
-        entrant = np.ones(n_slots, dtype=bool)
-        entrant[base + n] = False
-        slots = np.flatnonzero(entrant)
-
-        def gather(name: str, dtype: type, fill: object) -> NDArray[Any]:
-            out: NDArray[Any] = np.full(n_slots, fill, dtype=dtype)
-            out[slots] = np.concatenate(field[name])
-            return out
-
-        self.players: IntArray = gather("players", np.intp, -1)
-        rank: IntArray = gather("rank", np.intp, 0)
-        points: FloatArray = gather("points", np.float64, 0.0)
-        had_bye: BoolArray = gather("had_bye", np.bool_, True)
+        join = np.concatenate
+        # Who plays, over the joined entrants; empty: everyone.
+        present = np.empty(0, dtype=bool)
+        if any(away is not None for away in absents):
+            offset = np.cumsum(n) - n
+            present = np.ones(int(n.sum()), dtype=bool)
+            for e, away in enumerate(absents):
+                if away is not None:
+                    who = _as_players("pair_swiss_round", away, "absent")
+                    at = _positions("pair_swiss_round", states[e], who)
+                    present[offset[e] + at] = False
         # Played pairs: each event's keys, one event after another.
-        n_played = np.array([len(k) for k in field["played"]], dtype=np.intp)
-        self.keys: KeyArray = np.concatenate(field["played"])
-        self.key_start = np.concatenate([[0], np.cumsum(n_played)])
-
-        present = entrant.copy()
-        for e, away in enumerate(absents):
-            if away is not None:
-                who = _as_players("pair_swiss_round", away, "absent")
-                present[base[e] + _positions("pair_swiss_round", states[e], who)] = (
-                    False
-                )
-        eligible = np.flatnonzero(present)
-        order = eligible[_ranking(ev[eligible], points[eligible], rank[eligible])]
-        self.order = order
-        self.ev_order = ev_order = ev[order]
-        self.n_present = n_present = np.bincount(ev_order, minlength=e_count)
-        self.first_place = first = np.cumsum(n_present) - n_present
-        pos = np.full(n_slots, -1, dtype=np.intp)
-        pos[order] = np.arange(order.shape[0])
-        pos[base + n] = first + n_present
-        # Large fields (more than a bracket repair's window) take the
-        # per-event path, whose step 4 collapses the bottom brackets; so do
-        # fields of too many entrants for a dense table of who has met whom.
-        self.large = (n_present + n_present % 2 > _MAX_LOCAL_WINDOW) | (
-            n * n > _MAX_TABLE
-        )
-        self.ctx = _Context.over(
-            had_bye,
+        self.keys: KeyArray = join(field["played"])
+        (
+            self.players,
             rank,
-            gather("colour_diff", np.intp, 0),
-            gather("last_colour", np.intp, 0),
-            gather("streak", np.intp, 0),
+            self.points,
+            had_bye,
+            colour_diff,
+            allow_white,
+            allow_black,
+            pref,
+            strength,
             pos,
+            self.base,
+            self.first_place,
+            self.n_present,
+            self.key_start,
+            # Large fields (more than a bracket repair's window) take the
+            # per-event path, whose step 4 collapses the bottom brackets; so
+            # do fields of too many entrants for a dense table of who has met
+            # whom. The others are small: paired by the compiled loops.
+            self.small,
+            self.order,
+            self.mate,
+            comparable,
+        ) = _lay_out(
+            n,
+            join(field["players"]),
+            join(field["rank"]),
+            join(field["points"]),
+            join(field["colour_diff"]),
+            join(field["last_colour"]),
+            join(field["streak"]),
+            join(field["had_bye"]),
+            present,
+            np.array(list(map(len, field["played"])), dtype=np.intp),
+            WHITE,
+            BLACK,
+            _MAX_LOCAL_WINDOW,
+            _MAX_TABLE,
         )
-        self.mate = np.full(n_slots, -1, dtype=np.intp)
-        self.points = points
+        if not comparable:
+            raise _Fallback  # NaN points: the reference path ranks them.
+        ctx = _Context.__new__(_Context)
+        ctx.had_bye, ctx.rank, ctx.colour_diff = had_bye, rank, colour_diff
+        ctx.pos = pos
+        ctx.allow_white, ctx.allow_black = allow_white, allow_black
+        ctx.pref, ctx.strength = pref, strength
+        self.ctx = ctx
         self._contexts: dict[int, _Context] = {}
 
     def local_order(self, e: int) -> IntArray:
@@ -218,15 +204,16 @@ class _SwissBatch:
 
     def match(self) -> None:
         """Steps 1-5 of :func:`pair_swiss_round` for every event."""
-        for e in np.flatnonzero(self.large).tolist():
-            try:
-                _, local, _ = _match_swiss(self.states[e], self.absents[e])
-            except ValueError:
-                raise _Fallback from None
-            self.view(e)[:] = local
+        if not self.small.all():
+            for e in np.flatnonzero(~self.small).tolist():
+                try:
+                    _, local, _ = _match_swiss(self.states[e], self.absents[e])
+                except ValueError:
+                    raise _Fallback from None
+                self.view(e)[:] = local
         ctx = self.ctx
         status = _match_small_events(
-            ~self.large,
+            self.small,
             *self.layout,
             self.points,
             ctx.allow_white,
@@ -236,11 +223,16 @@ class _SwissBatch:
             ctx.had_bye,
             self.mate,
         )
+        if status.any():  # Not all _PAIRED (0).
+            self._repair(status)
+        self.check()
+
+    def _repair(self, status: IntArray) -> None:
+        """Step 5 for the events the first window left short (``status``)."""
         if np.any(status == _NO_BYE):
             raise _Fallback  # Some odd field has no player without a bye.
-        # Step 5 for the events the first window left short: exactly as
-        # pair_swiss_round repairs them (blossom search, wider windows,
-        # relaxed colours).
+        # Exactly as pair_swiss_round repairs them (blossom search, wider
+        # windows, relaxed colours).
         for e in np.flatnonzero(status == _SHORT).tolist():
             ranked = self.local_order(e)
             seq, extra = ranked, np.empty(0, dtype=np.intp)
@@ -253,7 +245,6 @@ class _SwissBatch:
                 )
             except ValueError:
                 raise _Fallback from None
-        self.check()
 
     def check(self) -> None:
         """The contract of :func:`pair_swiss_round`, checked on every event."""
@@ -273,26 +264,28 @@ class _SwissBatch:
 
     def rounds(self, lots: IntArray) -> list[Round]:
         """The events' rounds (``lots``: each event's initial colour)."""
-        ctx, mate, order, ev_order = self.ctx, self.mate, self.order, self.ev_order
-        partner = mate[order]
-        at_bye = partner == self.n[ev_order]
-        bye_slots = order[at_bye]
-        games = ~at_bye
-        partner_slot = self.base[ev_order] + partner
-        n_byes = np.bincount(ev_order[at_bye], minlength=self.n_events)
-        is_high = games & (ctx.pos[order] < ctx.pos[partner_slot])
-        high = order[is_high]
-        low = partner_slot[is_high]
-        hev = ev_order[is_high]
-        white, black = _allocate_colours(high, low, ctx, lots[hev])
-        p = self.players
+        ctx = self.ctx
+        white, black, bye, game_end, bye_end = _colours_at(
+            self.base,
+            self.n,
+            self.order,
+            self.first_place,
+            self.n_present,
+            self.mate,
+            self.players,
+            ctx.rank,
+            ctx.colour_diff,
+            ctx.pref,
+            ctx.strength,
+            ctx.pos,
+            lots,
+            WHITE,
+        )
+        games = [0, *game_end.tolist()]
+        byes = [0, *bye_end.tolist()]
         return [
-            Round(w, b, y)
-            for w, b, y in zip(
-                *_cut((p[white], p[black]), np.bincount(hev, minlength=self.n_events)),
-                *_cut((p[bye_slots],), n_byes),
-                strict=True,
-            )
+            Round(white[g0:g1], black[g0:g1], bye[y0:y1])
+            for g0, g1, y0, y1 in zip(games, games[1:], byes, byes[1:], strict=False)
         ]
 
 

@@ -16,8 +16,6 @@ preference.
 
 from __future__ import annotations
 
-from typing import Self
-
 import numpy as np
 
 from simulator._types import BoolArray, IntArray
@@ -35,9 +33,11 @@ class _Context:
     can be paired with any present player who has not had a bye.
 
     A batch of events (:func:`pair_swiss_rounds`) uses one context over all
-    of them for the colour rules and ranking places (:meth:`over`): positions
-    are then slots of the concatenated events and ``pos`` the place in the
-    concatenated ranking. Who has met whom it looks up event by event.
+    of them for the colour rules and ranking places, its arrays made by the
+    compiled loop that lays the batch out (the rules element by element, as
+    :meth:`_setup`): positions are then slots of the concatenated events and
+    ``pos`` the place in the concatenated ranking. Who has met whom it looks
+    up event by event.
     """
 
     def __init__(self, state: SwissState, order: IntArray) -> None:
@@ -55,25 +55,6 @@ class _Context:
             state.streak,
             pos,
         )
-
-    @classmethod
-    def over(
-        cls,
-        had_bye: BoolArray,
-        rank: IntArray,
-        colour_diff: IntArray,
-        last_colour: IntArray,
-        streak: IntArray,
-        pos: IntArray,
-    ) -> Self:
-        """The colour rules and ranking places over given arrays.
-
-        Without who has met whom: no :meth:`met`, :meth:`legal` or
-        :meth:`adjacency`.
-        """
-        ctx = cls.__new__(cls)
-        ctx._setup(had_bye, rank, colour_diff, last_colour, streak, pos)
-        return ctx
 
     def _setup(
         self,

@@ -4,8 +4,10 @@
 round: the entrants, their starting rank, and no points, colours, byes or
 games. :func:`record_swiss_round` adds a round's results (points, colours,
 the bye, who has met whom) and returns a new state; :func:`record_swiss_rounds`
-does the same for many events at once, with the updates done over all the
-events together and the same states (and errors) as event by event. The
+does the same for many events at once, with the checks and updates done in
+one compiled pass over all the events together
+(:func:`~simulator.world.pairing.swiss_batch_compiled._record_at`) and the
+same states (and errors) as event by event. The
 pairings (:mod:`~simulator.world.pairing.swiss`,
 :mod:`~simulator.world.pairing.swiss_batch`) read the state.
 """
@@ -22,6 +24,7 @@ from numpy.typing import ArrayLike, NDArray
 from simulator._types import BoolArray, FloatArray, IntArray
 from simulator._validate import check_interval
 from simulator.world.pairing.rounds import Round, _as_players, _as_rating
+from simulator.world.pairing.swiss_batch_compiled import _record_at
 from simulator.world.pairing.swiss_compiled import BLACK, WHITE
 
 __all__ = [
@@ -393,7 +396,6 @@ def _record_batch(
     bye_score: float,
 ) -> list[SwissState] | None:
     """:func:`record_swiss_rounds` vectorised; None for anything to reject."""
-    e_count = len(states)
     if not all(_standard(s) for s in states):
         return None
     # The states' fields, each a tuple over the events (one transposition
@@ -432,76 +434,38 @@ def _record_batch(
         return None
     if score.ndim != 1 or named.ndim != 1:
         return None
+    n = np.array(list(map(len, players)), dtype=np.intp)
+    n_played = np.array(list(map(len, old_played)), dtype=np.intp)
     n_games = np.array([w.shape[0] for w in whites], dtype=np.intp)
-    n_byes = np.array([y.shape[0] for y in byes], dtype=np.intp)
-    if not np.all((score == 0.0) | (score == 0.5) | (score == 1.0)):
-        return None
-    if named.size and named.min() < 0:
-        return None
-    # Each named player's index among all the events' entrants, one event
-    # after another, by a direct look-up table. It needs every entrant in one
-    # event only (the engine's events do not overlap) and indices below
-    # _MAX_LOOKUP or so; otherwise, event by event.
-    n = np.array([len(p) for p in players], dtype=np.intp)
-    offset = np.cumsum(n) - n
-    entrants = np.concatenate(players)
-    if named.size > entrants.size:
-        return None  # A stranger, or a player in two places.
-    width = int(max(entrants.max(initial=-1), named.max(initial=-1))) + 1
-    if width > _MAX_LOOKUP + 4 * entrants.size:
-        return None
-    # Left uninitialised (only the pages written are touched): the entries
-    # of strangers are garbage, caught by the round trip below.
-    table = np.empty(width, dtype=np.intp)
-    index = np.arange(entrants.size)
-    table[entrants] = index
-    if not np.array_equal(table[entrants], index):
-        return None  # An entrant of two events.
-    where = table[named]
-    events = np.arange(e_count, dtype=np.intp)
-    game_event = np.repeat(events, n_games)
-    event = np.concatenate([game_event, game_event, np.repeat(events, n_byes)])
-    known = (where >= 0) & (where < entrants.size)
-    where = np.where(known, where, 0)
-    if not np.all(
-        known & (entrants[where] == named) & (np.repeat(events, n)[where] == event)
-    ):
-        return None  # A stranger.
-    if np.bincount(where, minlength=entrants.size).max(initial=0) > 1:
-        return None  # A player in two places.
-    g = int(n_games.sum())
-    w, b, y = where[:g], where[g : 2 * g], where[2 * g :]
-    # Played pairs: each event's keys, shifted so that events do not overlap.
-    shift = np.cumsum(n.astype(np.int64) ** 2) - n.astype(np.int64) ** 2
-    n_played = np.array([len(k) for k in old_played], dtype=np.intp)
-    old = np.concatenate(old_played) + np.repeat(shift, n_played)
-    wl, bl = w - offset[game_event], b - offset[game_event]
-    new = _pair_keys(wl, bl, n[game_event]) + shift[game_event]
-    # Binary search for sorted keys is several times faster (and merging
-    # two sorted lists faster than sorting their union).
-    new = np.sort(new)
-    at = old.searchsorted(new)
-    if old.size and np.any(old[np.minimum(at, old.size - 1)] == new):
-        return None  # A repeated pairing.
-
-    points = np.concatenate(old_points)
-    colour_diff = np.concatenate(old_colour_diff)
-    last = np.concatenate(old_last)
-    streak = np.concatenate(old_streak)
-    had_bye = np.concatenate(old_had_bye)
-    _add_results(
-        points, colour_diff, last, streak, had_bye, (w, b, y), score, bye_score
+    join = np.concatenate
+    # Fresh copies, which the compiled pass updates in place.
+    points = join(old_points)
+    colour_diff = join(old_colour_diff)
+    last = join(old_last)
+    streak = join(old_streak)
+    had_bye = join(old_had_bye)
+    ok, played = _record_at(
+        n,
+        join(players),
+        named,
+        n_games,
+        np.array([y.shape[0] for y in byes], dtype=np.intp),
+        score,
+        join(old_played),
+        n_played,
+        points,
+        colour_diff,
+        last,
+        streak,
+        had_bye,
+        bye_score,
+        _MAX_LOOKUP,
+        WHITE,
+        BLACK,
     )
+    if not ok:
+        return None  # Something to reject, or players unfit for a table.
     n_keys = n_played + n_games
-    # The old and new keys merged: each new key goes before the old keys
-    # above it (none is equal) and after the new keys below it.
-    played = np.empty(old.size + new.size, dtype=np.int64)
-    fresh = at + np.arange(new.size)
-    is_old = np.ones(played.size, dtype=bool)
-    is_old[fresh] = False
-    played[fresh] = new
-    played[is_old] = old
-    played -= np.repeat(shift, n_keys)
     # Built by map, with positional arguments: keywords and a Python-level
     # loop would cost more than the rest of the update.
     return list(

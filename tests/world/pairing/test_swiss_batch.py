@@ -220,3 +220,18 @@ def test_swiss_batch_handles_large_and_empty_fields():
         )
     with pytest.raises(ValueError, match="one entry per event"):
         pair_swiss_rounds(states, rng, absent=[None])
+
+
+def test_swiss_batch_ranks_ties_and_nan_points_as_event_by_event():
+    """Tied starting ranks and NaN points (hand-made states): as one by one.
+
+    The batch ranks by points, then starting rank, then position in the
+    event, as ``pair_swiss_round`` does; NaN points send it event by event.
+    """
+    rng = np.random.default_rng(8)
+    for _ in range(20):
+        states, absent = _random_batch(rng, 8)
+        tied = [s._replace(rank=s.rank // 3) for s in states]
+        _pair_both_ways(tied, rng, absent)
+        odd = states[0]._replace(points=np.where(states[0].rank == 0, np.nan, 0.5))
+        _pair_both_ways([*states[1:], odd], rng)
