@@ -394,7 +394,7 @@ def catch_up(
     """Apply the checkpoints ``synced[p] + 1 .. through`` to deferred ``players``.
 
     Over those checkpoints each player's rating in every system
-    (``key_rating[s, p]``), true strength and games played stood still, so
+    (``key_rating[p, s]``), true strength and games played stood still, so
     their error at checkpoint ``c`` is :func:`_error` of the offset
     ``offsets[s, c]``, and :func:`follow_newcomers` at each of them would
     have done what this does at once: the last error is the one at
@@ -412,7 +412,7 @@ def catch_up(
         g = key_games[p]
         if first <= through:
             for s in range(n_sys):
-                e = _error(key_rating[s, p], key_true[p], offsets[s, through])
+                e = _error(key_rating[p, s], key_true[p], offsets[s, through])
                 if g <= curve_max_games:
                     pending_error[p, s] = e
                 if g == 0:
@@ -421,7 +421,7 @@ def catch_up(
                 out_at[:] = -1
                 # Thresholds increase: outside the largest, outside all of them.
                 for c in range(through, first - 1, -1):
-                    ec = _error(key_rating[s, p], key_true[p], offsets[s, c])
+                    ec = _error(key_rating[p, s], key_true[p], offsets[s, c])
                     for j in range(n_thr):
                         if out_at[j] < 0 and not ec < thresholds[j]:
                             out_at[j] = c

@@ -87,12 +87,12 @@ class Followers:
         self.pending_games = np.full(n, -1, dtype=np.intp)
         self.pending_error = np.full((n, n_systems), np.nan)
         # Deferral: the last checkpoint applied to each player (-1: none),
-        # whether later ones are owed, and the rating of every system (one
-        # row each, read system by system), true strength and games played
-        # at that update.
+        # whether later ones are owed, and every system's rating (side by
+        # side, as they are read), true strength and games played at that
+        # update.
         self.synced = np.full(n, -1, dtype=np.intp)
         self.deferred = np.zeros(n, dtype=bool)
-        self.key_rating = np.full((n_systems, n), np.nan)
+        self.key_rating = np.full((n, n_systems), np.nan)
         self.key_true = np.full(n, np.nan)
         self.key_games = np.full(n, -1, dtype=np.intp)
         # Every checkpoint's day and offsets (one row per system), which the
@@ -115,23 +115,21 @@ class Followers:
         deferred) with the same games, true strength and every system's
         rating (NaN matching NaN) as at their last update.
         """
-        same = np.empty(newcomers.shape[0], dtype=bool)
-        _same_state(
+        changed = np.empty(newcomers.shape[0], dtype=np.intp)
+        m = _split(
             self.n_checkpoints,
             newcomers,
             games,
             true,
+            _columns(ratings),
             self.synced,
             self.deferred,
             self.key_games,
             self.key_true,
-            same,
+            self.key_rating,
+            changed,
         )
-        for s, rating in enumerate(ratings):
-            _same_rating(newcomers, rating, self.key_rating[s], same)
-        self.deferred[newcomers[same]] = True
-        changed: IntArray = newcomers[~same]
-        return changed
+        return changed[:m]
 
     def update(
         self,
@@ -182,11 +180,17 @@ class Followers:
             self.pending_error,
             self.hist,
         )
-        self.synced[players] = c
-        self.key_games[players] = games[players]
-        self.key_true[players] = true[players]
-        for s, rating in enumerate(ratings):
-            self.key_rating[s, players] = rating[players]
+        _remember(
+            c,
+            players,
+            games,
+            true,
+            _columns(ratings),
+            self.synced,
+            self.key_games,
+            self.key_true,
+            self.key_rating,
+        )
         if c == self.days.shape[0]:
             self.days = np.concatenate([self.days, np.empty(c)])
             self.offsets = np.concatenate(
@@ -225,39 +229,70 @@ class Followers:
         )
 
 
+def _columns(ratings: Sequence[FloatArray]) -> tuple[FloatArray, ...]:
+    """The ratings as one tuple of C-contiguous arrays (one numba type)."""
+    return tuple(np.ascontiguousarray(r) for r in ratings)
+
+
 @jit
-def _same_state(
+def _split(
     c: int,
     newcomers: IntArray,
     games: IntArray,
     true: FloatArray,
+    ratings: tuple[FloatArray, ...],
     synced: IntArray,
     deferred: BoolArray,
     key_games: IntArray,
     key_true: FloatArray,
-    out: BoolArray,
-) -> None:
-    """Whether each newcomer was followed at checkpoint ``c - 1`` unchanged since.
+    key_rating: FloatArray,
+    changed: IntArray,
+) -> int:
+    """Defer the newcomers unchanged since checkpoint ``c - 1``; list the others.
 
-    Games and true strength only (a NaN true strength never matches);
-    :func:`_same_rating` adds the ratings.
+    Unchanged: followed at checkpoint ``c - 1`` (updated or deferred), with
+    the games, true strength (a NaN never matches) and every rating (NaN
+    matching NaN) of their last update. The others go to ``changed``, in
+    order; returns how many. One pass, the cheap tests first: the newcomers
+    in the pool fail on their true strength, which moves at every checkpoint.
     """
+    m = 0
     for k in range(newcomers.shape[0]):
         p = newcomers[k]
-        out[k] = (
+        same = (
             (deferred[p] or (synced[p] == c - 1 and c > 0))
             and games[p] == key_games[p]
             and true[p] == key_true[p]
         )
+        s = 0
+        while same and s < len(ratings):
+            r, q = ratings[s][p], key_rating[p, s]
+            same = r == q or (np.isnan(r) and np.isnan(q))
+            s += 1
+        if same:
+            deferred[p] = True
+        else:
+            changed[m] = p
+            m += 1
+    return m
 
 
 @jit
-def _same_rating(
-    newcomers: IntArray, rating: FloatArray, key: FloatArray, same: BoolArray
+def _remember(
+    c: int,
+    players: IntArray,
+    games: IntArray,
+    true: FloatArray,
+    ratings: tuple[FloatArray, ...],
+    synced: IntArray,
+    key_games: IntArray,
+    key_true: FloatArray,
+    key_rating: FloatArray,
 ) -> None:
-    """``same[k]`` stays true where ``rating`` of ``newcomers[k]`` is as at its key."""
-    for k in range(newcomers.shape[0]):
-        if same[k]:
-            p = newcomers[k]
-            r, q = rating[p], key[p]
-            same[k] = r == q or (np.isnan(r) and np.isnan(q))
+    """Note that ``players`` were updated at checkpoint ``c``, and with what."""
+    for p in players:
+        synced[p] = c
+        key_games[p] = games[p]
+        key_true[p] = true[p]
+        for s in range(len(ratings)):
+            key_rating[p, s] = ratings[s][p]
