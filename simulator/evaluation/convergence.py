@@ -19,6 +19,11 @@ right-censored at the games played), summarised two ways, side by side:
 months from the newcomer's first checkpoint with games. The histogram gives
 the curve's median and quartiles (:func:`curve_table`).
 
+Newcomers whose rating, true strength and games stand still (those gone or
+yet to arrive) are not followed at every checkpoint: :func:`catch_up` applies
+the checkpoints they missed at once
+(:class:`~simulator.evaluation.following.Followers`).
+
 Following the newcomers is a compiled loop: one pass over them updates every
 system's and threshold's state in place, where numpy would take a dozen
 whole-array passes per system and threshold (a state machine, with no library
@@ -40,6 +45,7 @@ from simulator._types import BoolArray, FloatArray, IntArray
 
 __all__ = [
     "DAYS_PER_MONTH",
+    "catch_up",
     "commit_pending",
     "convergence_quantiles",
     "curve_table",

@@ -15,11 +15,12 @@ the results are read, from the offsets of those checkpoints. The state is
 then bit for bit that of updating every newcomer at every checkpoint: the
 same errors, from the same arithmetic, in the same order per player.
 
-Measured with ``cProfile`` on the default world of 10,000 players (one
-process, a shared machine), the recorder's checkpoint took 42 ms a checkpoint
-over 25 years against 21 ms over 5 years before (it grew with the newcomers
-drawn, most of them gone or yet to come); see the commit that added this
-module for the figures after.
+Measured on the default world of 10,000 players over 25 years (1,305 weekly
+checkpoints, about 133,000 newcomers drawn, 28,000 of them in the pool at the
+end), the old and new recorders fed the same checkpoints in one process on a
+shared, loaded machine: 44.1 against 41.2 ms a checkpoint, the same tables,
+and 2 s more to read the results (the catching up). With 1,000 players, four
+in five newcomers are deferred at a late checkpoint.
 """
 
 from __future__ import annotations

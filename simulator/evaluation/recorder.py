@@ -124,10 +124,12 @@ class Recorder:
     Notes
     -----
     Memory: per system, ``len(thresholds)`` doubles and as many float32 per
-    player (convergence: games and day of each run's start), one float per player
-    (the pending curve value), the error histogram of
+    player (convergence: games and day of each run's start), two floats per player
+    (the pending curve value, the rating at the last update:
+    :class:`~simulator.evaluation.following.Followers`), the error histogram of
     ``(curve_max_games + 1) x (n_error_bins + 1)`` counts, and a few floats per
-    checkpoint (the time series). Nothing grows with the number of games.
+    checkpoint (the time series, the offsets). Nothing grows with the number
+    of games.
 
     Calls must come in time order (``day`` non-decreasing); the convergence of
     a newcomer is read across successive checkpoints.
