@@ -6,7 +6,9 @@
 - the statistics it reads: :mod:`~simulator.evaluation.accuracy` (against the
   truth, by band, drift), :mod:`~simulator.evaluation.ranks` (Spearman),
   :mod:`~simulator.evaluation.prediction` (log loss, calibration) and
-  :mod:`~simulator.evaluation.convergence` (newcomers, Kaplan-Meier, the curve);
+  :mod:`~simulator.evaluation.convergence` (newcomers, Kaplan-Meier, the curve),
+  whose state :mod:`~simulator.evaluation.following` keeps up to date for the
+  newcomers whose error can change only;
 - :mod:`~simulator.evaluation.results`: a replicate's tables and their
   combination across replicates, with :mod:`~simulator.evaluation.paired`'s
   differences of each system to a reference, paired over replicates;

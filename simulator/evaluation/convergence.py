@@ -19,6 +19,11 @@ right-censored at the games played), summarised two ways, side by side:
 months from the newcomer's first checkpoint with games. The histogram gives
 the curve's median and quartiles (:func:`curve_table`).
 
+Newcomers whose rating, true strength and games stand still (those gone or
+yet to arrive) are not followed at every checkpoint: :func:`catch_up` applies
+the checkpoints they missed at once
+(:class:`~simulator.evaluation.following.Followers`).
+
 Following the newcomers is a compiled loop: one pass over them updates every
 system's and threshold's state in place, where numpy would take a dozen
 whole-array passes per system and threshold (a state machine, with no library
@@ -40,6 +45,7 @@ from simulator._types import BoolArray, FloatArray, IntArray
 
 __all__ = [
     "DAYS_PER_MONTH",
+    "catch_up",
     "commit_pending",
     "convergence_quantiles",
     "curve_table",
@@ -369,3 +375,91 @@ def commit_pending(
     for p in range(pending_games.shape[0]):
         if pending_games[p] >= 0:
             _commit(hist, p, pending_games, pending_error, bin_width, max_error)
+
+
+@jit
+def catch_up(
+    players: IntArray,
+    through: int,
+    days: FloatArray,
+    offsets: FloatArray,
+    key_rating: FloatArray,
+    key_true: FloatArray,
+    key_games: IntArray,
+    synced: IntArray,
+    deferred: BoolArray,
+    thresholds: FloatArray,
+    curve_max_games: int,
+    last_day: FloatArray,
+    last_error: FloatArray,
+    entry: FloatArray,
+    entry_day: NDArray[np.float32],
+    inside: NDArray[np.int8],
+    pending_error: FloatArray,
+) -> None:
+    """Apply the checkpoints ``synced[p] + 1 .. through`` to deferred ``players``.
+
+    Over those checkpoints each player's rating in every system
+    (``key_rating[p, s]``), true strength and games played stood still, so
+    their error at checkpoint ``c`` is :func:`_error` of the offset
+    ``offsets[s, c]``, and :func:`follow_newcomers` at each of them would
+    have done what this does at once: the last error is the one at
+    ``through``; a run inside threshold ``t`` ends at the last checkpoint with
+    the error at ``t`` or above, and begins at the next one (or goes on from
+    before, or begins at the first checkpoint applied, if none); the pending
+    curve value is the last error. The games played were the same throughout,
+    so a run begun here begins at them.
+    """
+    n_sys, n_thr = entry.shape[1], entry.shape[2]
+    # The last checkpoint outside each threshold, scanning back.
+    out_at = np.empty(n_thr, dtype=np.intp)
+    for p in players:
+        first = synced[p] + 1
+        g = key_games[p]
+        if first <= through:
+            for s in range(n_sys):
+                e = _error(key_rating[p, s], key_true[p], offsets[s, through])
+                if g <= curve_max_games:
+                    pending_error[p, s] = e
+                if g == 0:
+                    continue
+                last_error[p, s] = e
+                out_at[:] = -1
+                # Thresholds increase: outside the largest, outside all of them.
+                for c in range(through, first - 1, -1):
+                    ec = _error(key_rating[p, s], key_true[p], offsets[s, c])
+                    for j in range(n_thr):
+                        if out_at[j] < 0 and not ec < thresholds[j]:
+                            out_at[j] = c
+                    if out_at[n_thr - 1] >= 0:
+                        break
+                before = inside[p, s]
+                count = 0
+                for j in range(n_thr):
+                    count += e < thresholds[j]
+                    was_in = before >= n_thr - j
+                    if out_at[j] == through:
+                        entry[p, s, j] = np.nan
+                        entry_day[p, s, j] = np.nan
+                    elif out_at[j] >= 0:
+                        entry[p, s, j] = g
+                        entry_day[p, s, j] = days[out_at[j] + 1]
+                    elif not was_in:
+                        entry[p, s, j] = g
+                        entry_day[p, s, j] = days[first]
+                inside[p, s] = count
+            if g > 0:
+                last_day[p] = days[through]
+            synced[p] = through
+        deferred[p] = False
+
+
+@jit
+def _error(rating: float, true: float, offset: float) -> float:
+    """``|rating - true - offset|``, infinite when unrated or with no offset.
+
+    The arithmetic of :func:`newcomer_errors`, for one player.
+    """
+    if np.isnan(offset) or np.isnan(rating):
+        return np.inf
+    return abs(rating - true - offset)

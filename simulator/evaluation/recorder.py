@@ -41,11 +41,11 @@ from simulator.evaluation.convergence import (
     commit_pending,
     convergence_quantiles,
     curve_table,
-    follow_newcomers,
     months_to_converge,
     newcomer_errors,
     so_far_median,
 )
+from simulator.evaluation.following import Followers
 from simulator.evaluation.prediction import (
     ALL_PAIRS,
     PAIRS,
@@ -124,10 +124,12 @@ class Recorder:
     Notes
     -----
     Memory: per system, ``len(thresholds)`` doubles and as many float32 per
-    player (convergence: games and day of each run's start), one float per player
-    (the pending curve value), the error histogram of
+    player (convergence: games and day of each run's start), two floats per player
+    (the pending curve value, the rating at the last update:
+    :class:`~simulator.evaluation.following.Followers`), the error histogram of
     ``(curve_max_games + 1) x (n_error_bins + 1)`` counts, and a few floats per
-    checkpoint (the time series). Nothing grows with the number of games.
+    checkpoint (the time series, the offsets). Nothing grows with the number
+    of games.
 
     Calls must come in time order (``day`` non-decreasing); the convergence of
     a newcomer is read across successive checkpoints.
@@ -173,19 +175,19 @@ class Recorder:
         self._nobody = np.zeros(self.n_players, dtype=bool)
         self.config = MetricsConfig() if config is None else config
         cfg = self.config
-        n_sys, n_thr = len(names), len(cfg.thresholds)
+        n_sys = len(names)
         self.groups = {
             str(k): _bool_vector(v, f"groups[{k!r}]", self.n_players)
             for k, v in (groups or {}).items()
         }
         # Error by band of true strength, one row per checkpoint and system.
-        # (day, system, band, rmse, bias, n, rmse_common, bias_common, n_common)
-        self._band_rows: list[tuple[float | str, ...]] = []
+        # One (day, system, figures) per checkpoint and system; the figures
+        # one row per band: rmse, bias, n, rmse_common, bias_common, n_common
+        # (an array: tuples of Python floats cost 0.1 ms a system and
+        # checkpoint).
+        self._band_rows: list[tuple[float, str, FloatArray]] = []
         # The per-player state below is player by player (a player's figures of
         # every system side by side), as the checkpoints update it.
-        # Each newcomer's aligned error at their last checkpoint.
-        self._last_error = np.full((self.n_players, n_sys), np.nan)
-
         # Prediction: rows are the systems, then the oracle, then the coin
         # flip; columns the pair types of PAIRS.
         self._n_games = np.zeros(len(PAIRS), dtype=np.int64)
@@ -213,33 +215,9 @@ class Recorder:
         }
         self._last_day = -math.inf
 
-        # Convergence: games played when the current run inside each threshold
-        # began (NaN = outside now), and who has ever been measured.
-        self._entry = np.full((self.n_players, n_sys, n_thr), np.nan)
-        # The day that run began, each newcomer's first and last checkpoint
-        # with games (months to converge) and true strength at the first (the
-        # per-level groups).
-        self._entry_day = np.full(
-            (self.n_players, n_sys, n_thr), np.nan, dtype=np.float32
-        )
-        self._first_day = np.full(self.n_players, np.nan)
-        self._last_day_seen = np.full(self.n_players, np.nan)
-        self._first_true = np.full(self.n_players, np.nan)
-        # How many thresholds each player is inside (the entries not NaN).
-        self._inside = np.zeros((self.n_players, n_sys), dtype=np.int8)
-        self._seen = np.zeros(self.n_players, dtype=bool)
-        # Games played at each newcomer's last checkpoint (censoring times).
-        self._last_games = np.zeros(self.n_players, dtype=np.float64)
-
-        # Error-vs-games curve: a histogram of errors per games-played value, and
-        # each newcomer's latest error at their current games count (committed
-        # once the count moves on, so each (player, games) counts once).
-        self._n_bins = cfg.n_error_bins + 1  # + overflow
-        self._hist = np.zeros(
-            (n_sys, cfg.curve_max_games + 1, self._n_bins), dtype=np.int64
-        )
-        self._pending_games = np.full(self.n_players, -1, dtype=np.intp)
-        self._pending_error = np.full((self.n_players, n_sys), np.nan)
+        # Convergence and the curve: each newcomer's state, kept up to date
+        # only for those whose error can change (the others catch up later).
+        self._follow = Followers(self.n_players, n_sys, cfg)
 
     # --- games --------------------------------------------------------------
 
@@ -415,7 +393,6 @@ class Recorder:
         cfg = self.config
         # Convergence and the curve follow the newcomers only.
         newcomers = np.flatnonzero(new)
-        errors = np.empty((len(self.systems), newcomers.size))
         # Shared by the systems: the order of the true strengths (Spearman's
         # ranks of any subset are read from it), the bands, and work arrays
         # (fresh ones for each system would cost a page fault per 4 KiB).
@@ -431,6 +408,9 @@ class Recorder:
             _float_vector(ratings[name], f"ratings[{name!r}]", n)
             for name in self.systems
         ]
+        followed = self._follow.select(newcomers, gp, true, all_ratings)
+        errors = np.empty((len(self.systems), followed.size))
+        offsets = []
         # The common support: the players counted whom every system rates.
         with_common = day >= self.common_from
         if with_common:
@@ -462,7 +442,8 @@ class Recorder:
                 float(np.mean(cohort_diff)) if cohort_diff.size else math.nan
             )
             row["day"] = day
-            newcomer_errors(r, true, row["offset"], newcomers, errors[i])
+            newcomer_errors(r, true, row["offset"], followed, errors[i])
+            offsets.append(row["offset"])
             # Before the common support's pass, which reuses the work arrays.
             own_bands = self._band_figures(diff, sel, band, row["offset"])
             common_bands: tuple[NDArray[Any], ...]
@@ -496,30 +477,7 @@ class Recorder:
             row[f"n{COMMON}"] = float(n_common) if with_common else math.nan
             for key, values in self._series.items():
                 values.append(row[key])
-        follow_newcomers(
-            day,
-            newcomers,
-            new,
-            gp,
-            true,
-            errors,
-            np.asarray(cfg.thresholds),
-            cfg.curve_max_games,
-            cfg.curve_bin_width,
-            cfg.curve_max_error,
-            self._seen,
-            self._first_day,
-            self._first_true,
-            self._last_day_seen,
-            self._last_games,
-            self._last_error,
-            self._entry,
-            self._entry_day,
-            self._inside,
-            self._pending_games,
-            self._pending_error,
-            self._hist,
-        )
+        self._follow.update(day, followed, new, gp, true, all_ratings, errors, offsets)
 
     # --- results --------------------------------------------------------------
 
@@ -531,11 +489,13 @@ class Recorder:
         prediction = self._prediction()
         calibration = self._calibration()
 
-        hist = self._hist.copy()
+        follow = self._follow
+        follow.sync()
+        hist = follow.hist.copy()
         commit_pending(
             hist,
-            self._pending_games,
-            self._pending_error,
+            follow.pending_games,
+            follow.pending_error,
             cfg.curve_bin_width,
             cfg.curve_max_error,
         )
@@ -544,7 +504,7 @@ class Recorder:
         # Summary: convergence quantiles, steady state, drift, prediction.
         n_cp = len(self._series["day"]) // max(len(systems), 1)
         n_steady = cfg.n_steady(n_cp)
-        seen = np.flatnonzero(self._seen)
+        seen = np.flatnonzero(self._follow.seen)
         rows: dict[str, list[float | str]] = {"system": list(systems)}
         by_system = [self._convergence(seen, i) for i in range(len(systems))]
         for key in by_system[0]:
@@ -611,17 +571,7 @@ class Recorder:
         common: tuple[NDArray[Any], ...],
     ) -> None:
         """Append one checkpoint's error by band, own and on the common support."""
-        lows = (-math.inf, *self.config.band_edges)
-        for k, low in enumerate(lows):
-            self._band_rows.append(
-                (
-                    day,
-                    name,
-                    low,
-                    *(float(a[k]) for a in own),
-                    *(float(a[k]) for a in common),
-                )
-            )
+        self._band_rows.append((day, name, np.column_stack([*own, *common])))
 
     def _bands_table(self, n_steady: int) -> pd.DataFrame:
         """Steady-state error by band: the mean over the last checkpoints."""
@@ -633,7 +583,17 @@ class Recorder:
             "n",
             *(f"{k}{COMMON}" for k in ("rmse", "bias", "n")),
         ]
-        df = pd.DataFrame(self._band_rows, columns=["day", "system", "band", *figures])
+        n_bands = len(self.config.band_edges) + 1
+        lows = np.array([-math.inf, *self.config.band_edges])
+        values = np.concatenate([v for _, _, v in self._band_rows]).astype(np.float64)
+        df = pd.DataFrame(
+            {
+                "day": np.repeat([d for d, _, _ in self._band_rows], n_bands),
+                "system": [s for _, s, _ in self._band_rows for _ in range(n_bands)],
+                "band": np.tile(lows, len(self._band_rows)),
+                **{k: values[:, j] for j, k in enumerate(figures)},
+            }
+        )
         days = np.unique(df["day"].to_numpy())
         tail = df[df["day"].isin(days[len(days) - n_steady :])]
         out = tail.groupby(["system", "band"], sort=False)[figures].mean()
@@ -649,12 +609,12 @@ class Recorder:
         """
         cfg = self.config
         out: dict[str, float] = {}
-        last_games = self._last_games[members]
-        first_day = self._first_day[members]
-        last_day = self._last_day_seen[members]
+        last_games = self._follow.last_games[members]
+        first_day = self._follow.first_day[members]
+        last_day = self._follow.last_day[members]
         for j, t in enumerate(cfg.thresholds):
             stem = threshold_name(t)
-            entry = self._entry[members, i, j]
+            entry = self._follow.entry[members, i, j]
             figures = convergence_quantiles(entry, last_games, cfg.min_at_risk)
             for suffix, v in zip(
                 ["median", "q25", "q75", "converged"], figures, strict=True
@@ -663,7 +623,7 @@ class Recorder:
             out[f"{stem}_so_far"] = so_far_median(entry, last_games)
             out[f"{stem}_months"] = months_to_converge(
                 entry,
-                self._entry_day[members, i, j],
+                self._follow.entry_day[members, i, j],
                 first_day,
                 last_day,
                 cfg.min_at_risk,
@@ -678,12 +638,12 @@ class Recorder:
         ``"true 2400+"``; every band is listed once some newcomer was seen,
         none before.
         """
-        if not self._seen.any():
+        if not self._follow.seen.any():
             return {}
         edges = self.config.band_edges
         # Those never seen (NaN) are in no band.
-        band = np.searchsorted(np.asarray(edges), self._first_true, side="right")
-        band = np.where(self._seen, band, -1)
+        band = np.searchsorted(np.asarray(edges), self._follow.first_true, side="right")
+        band = np.where(self._follow.seen, band, -1)
         names = [f"true <{edges[0]:g}"]
         names += [f"true {a:g}-{b:g}" for a, b in itertools.pairwise(edges)]
         names.append(f"true {edges[-1]:g}+")
@@ -697,7 +657,7 @@ class Recorder:
         """
         rows: list[dict[str, float | str]] = []
         for group, mask in {**self.groups, **self._level_groups()}.items():
-            members = np.flatnonzero(mask & self._seen)
+            members = np.flatnonzero(mask & self._follow.seen)
             for i, name in enumerate(self.systems):
                 row: dict[str, float | str] = {
                     "group": group,
@@ -705,7 +665,7 @@ class Recorder:
                     "n": float(members.size),
                 }
                 row.update(self._convergence(members, i))
-                last = self._last_error[members, i]
+                last = self._follow.last_error[members, i]
                 row["final_error"] = (
                     float(np.median(last)) if members.size else math.nan
                 )
