@@ -271,13 +271,22 @@ class Recorder:
         ]
         if n == 0:
             return
-        # min and max: two reductions, no temporaries; NaN fails both.
-        for name, e in [*zip(self.systems, columns, strict=True), (ORACLE, o)]:
-            if not (e.min() >= 0.0 and e.max() <= 1.0):
-                raise ValueError(
-                    f"Expected scores of {name!r} must lie in [0, 1]. "
-                    f"Got values such as {e[~((e >= 0.0) & (e <= 1.0))][0]!r}."
-                )
+        # Every predictor of the round in one matrix: the systems, the
+        # oracle, the coin flip (rows in that order).
+        k = len(columns)
+        e_all = np.empty((k + 2, n))
+        for i, column in enumerate([*columns, o]):
+            e_all[i] = column
+        e_all[k + 1] = 0.5
+        # min and max: two reductions a row; NaN fails both.
+        ok = (e_all[: k + 1].min(axis=1) >= 0.0) & (e_all[: k + 1].max(axis=1) <= 1.0)
+        if not ok.all():
+            i = int(np.flatnonzero(~ok)[0])
+            name, e = [*self.systems, ORACLE][i], e_all[i]
+            raise ValueError(
+                f"Expected scores of {name!r} must lie in [0, 1]. "
+                f"Got values such as {e[~((e >= 0.0) & (e <= 1.0))][0]!r}."
+            )
         if not (s.min() >= 0.0 and s.max() <= 1.0):
             raise ValueError("score must lie in [0, 1] (1, 0.5 or 0 for White).")
         if pairs is None:
@@ -296,12 +305,8 @@ class Recorder:
             pair = pair.astype(np.int8, copy=False)
         self._n_games += np.bincount(pair, minlength=len(PAIRS))
         s_other = 1.0 - s
-        for i, e in enumerate([*columns, o, np.full(n, 0.5)]):
-            loss_sums_by_pair(e, s, s_other, pair, self._log_loss[i], self._brier[i])
-            if i < len(columns):
-                calibrate(
-                    e, s, self._cal_n[i], self._cal_expected[i], self._cal_observed[i]
-                )
+        calibrate(e_all[:k], s, self._cal_n, self._cal_expected, self._cal_observed)
+        loss_sums_by_pair(e_all, s, s_other, pair, self._log_loss, self._brier)
 
     # --- checkpoints ----------------------------------------------------------
 
