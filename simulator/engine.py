@@ -45,10 +45,10 @@ from simulator.world.pairing import (
     pair_online,
     pair_random,
     pair_swiss_rounds,
-    record_swiss_rounds,
     round_robin,
     swiss_start,
 )
+from simulator.world.pairing.swiss_state import record_joined_rounds
 from simulator.world.population import (
     PlayerKind,
     Population,
@@ -410,10 +410,12 @@ class _Arena:
             next(paired) if e.robin is None else e.robin[e.played] for e in todays
         ]
         sizes = [r.n_games for r in rounds]
+        white = np.concatenate([r.white for r in rounds])
+        black = np.concatenate([r.black for r in rounds])
         games = self._play(
             world,
-            np.concatenate([r.white for r in rounds]),
-            np.concatenate([r.black for r in rounds]),
+            white,
+            black,
             day,
             day,
             np.repeat([e.id for e in todays], sizes),
@@ -424,14 +426,17 @@ class _Arena:
         for event in todays:
             event.played += 1
         if states:
-            offsets = np.cumsum([0, *sizes]).tolist()
-            swiss_at = [i for i, e in enumerate(todays) if e.robin is None]
-            scores = [games.score[offsets[i] : offsets[i + 1]] for i in swiss_at]
-            recorded = iter(
-                record_swiss_rounds(states, [rounds[i] for i in swiss_at], scores)
-            )
-            for event in swiss:
-                event.swiss = next(recorded)
+            # The Swiss games, as joined for play: recorded without cutting
+            # them into events and joining them again.
+            score = games.score
+            if len(swiss) < len(todays):
+                is_swiss = [e.robin is None for e in todays]
+                at = np.repeat(is_swiss, sizes)
+                white, black, score = white[at], black[at], score[at]
+                rounds = [r for r, s in zip(rounds, is_swiss, strict=True) if s]
+            recorded = record_joined_rounds(states, rounds, white, black, score)
+            for event, state in zip(swiss, recorded, strict=True):
+                event.swiss = state
 
     def _finish_events(self, day: int) -> None:
         done = [e for e in self.events if e.played >= e.n_rounds]

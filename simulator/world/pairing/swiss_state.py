@@ -389,6 +389,40 @@ def record_swiss_rounds(
     return out
 
 
+def record_joined_rounds(
+    states: Sequence[SwissState],
+    rounds: Sequence[Round],
+    white: IntArray,
+    black: IntArray,
+    score: FloatArray,
+) -> list[SwissState]:
+    """:func:`record_swiss_rounds` with the games already joined (the engine's path).
+
+    ``white``, ``black`` and ``score`` are the events' games, one event after
+    another (``rounds``' own white and black joined, and each event's White
+    scores): the arrays a caller that plays all the games at once already
+    has, so that they are not cut per event only to be joined again. The
+    states, and the exceptions, are those of :func:`record_swiss_rounds`.
+    """
+    states, rounds = list(states), list(rounds)
+    out = None
+    if states and all(_standard(s) for s in states):
+        n_games = np.array([r.white.shape[0] for r in rounds], dtype=np.intp)
+        if len(rounds) == len(states) and white.shape == black.shape == score.shape == (
+            int(n_games.sum()),
+        ):
+            byes = [r.bye for r in rounds]
+            named = np.concatenate([white, black, *byes])
+            n_byes = np.array(list(map(len, byes)), dtype=np.intp)
+            if named.dtype == np.intp and score.dtype == np.float64:
+                out = _record_joined(states, named, n_games, n_byes, score, BYE_SCORE)
+    if out is None:
+        ends = np.cumsum([r.n_games for r in rounds]).tolist()
+        scores = [score[i - r.n_games : i] for i, r in zip(ends, rounds, strict=True)]
+        return record_swiss_rounds(states, rounds, scores)
+    return out
+
+
 def _record_batch(
     states: list[SwissState],
     rounds: list[Round],
@@ -398,20 +432,6 @@ def _record_batch(
     """:func:`record_swiss_rounds` vectorised; None for anything to reject."""
     if not all(_standard(s) for s in states):
         return None
-    # The states' fields, each a tuple over the events (one transposition
-    # rather than a pass over the events per field).
-    (
-        players,
-        ratings,
-        ranks,
-        old_points,
-        old_colour_diff,
-        old_last,
-        old_streak,
-        old_had_bye,
-        old_played,
-        n_rounds,
-    ) = zip(*states, strict=True)
     # Checked over the joined arrays rather than event by event: one-dimensional
     # arrays join into one (any other shape does not, or joins into more
     # dimensions), and each event's lengths are compared as lists.
@@ -434,9 +454,39 @@ def _record_batch(
         return None
     if score.ndim != 1 or named.ndim != 1:
         return None
+    n_games = np.array([w.shape[0] for w in whites], dtype=np.intp)
+    n_byes = np.array([y.shape[0] for y in byes], dtype=np.intp)
+    return _record_joined(states, named, n_games, n_byes, score, bye_score)
+
+
+def _record_joined(
+    states: list[SwissState],
+    named: IntArray,
+    n_games: IntArray,
+    n_byes: IntArray,
+    score: FloatArray,
+    bye_score: float,
+) -> list[SwissState] | None:
+    """:func:`_record_batch` from the round already joined; None to reject.
+
+    ``named`` holds the players of every event's White, then of every
+    event's Black (``n_games`` per event, aligned with ``score``), then the
+    byes (``n_byes`` per event); the states are standard.
+    """
+    (
+        players,
+        ratings,
+        ranks,
+        old_points,
+        old_colour_diff,
+        old_last,
+        old_streak,
+        old_had_bye,
+        old_played,
+        n_rounds,
+    ) = zip(*states, strict=True)  # Each field a tuple over the events.
     n = np.array(list(map(len, players)), dtype=np.intp)
     n_played = np.array(list(map(len, old_played)), dtype=np.intp)
-    n_games = np.array([w.shape[0] for w in whites], dtype=np.intp)
     join = np.concatenate
     # Fresh copies, which the compiled pass updates in place.
     points = join(old_points)
@@ -449,7 +499,7 @@ def _record_batch(
         join(players),
         named,
         n_games,
-        np.array([y.shape[0] for y in byes], dtype=np.intp),
+        n_byes,
         score,
         join(old_played),
         n_played,
