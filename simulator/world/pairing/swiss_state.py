@@ -389,40 +389,6 @@ def record_swiss_rounds(
     return out
 
 
-def record_joined_rounds(
-    states: Sequence[SwissState],
-    rounds: Sequence[Round],
-    white: IntArray,
-    black: IntArray,
-    score: FloatArray,
-) -> list[SwissState]:
-    """:func:`record_swiss_rounds` with the games already joined (the engine's path).
-
-    ``white``, ``black`` and ``score`` are the events' games, one event after
-    another (``rounds``' own white and black joined, and each event's White
-    scores): the arrays a caller that plays all the games at once already
-    has, so that they are not cut per event only to be joined again. The
-    states, and the exceptions, are those of :func:`record_swiss_rounds`.
-    """
-    states, rounds = list(states), list(rounds)
-    out = None
-    if states and all(_standard(s) for s in states):
-        n_games = np.array([r.white.shape[0] for r in rounds], dtype=np.intp)
-        if len(rounds) == len(states) and white.shape == black.shape == score.shape == (
-            int(n_games.sum()),
-        ):
-            byes = [r.bye for r in rounds]
-            named = np.concatenate([white, black, *byes])
-            n_byes = np.array(list(map(len, byes)), dtype=np.intp)
-            if named.dtype == np.intp and score.dtype == np.float64:
-                out = _record_joined(states, named, n_games, n_byes, score, BYE_SCORE)
-    if out is None:
-        ends = np.cumsum([r.n_games for r in rounds]).tolist()
-        scores = [score[i - r.n_games : i] for i, r in zip(ends, rounds, strict=True)]
-        return record_swiss_rounds(states, rounds, scores)
-    return out
-
-
 def _record_batch(
     states: list[SwissState],
     rounds: list[Round],

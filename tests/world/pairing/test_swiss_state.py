@@ -25,7 +25,6 @@ from simulator.world.pairing import (
     record_swiss_rounds,
     swiss_start,
 )
-from simulator.world.pairing.swiss_state import record_joined_rounds
 
 
 def test_swiss_start_ranks_by_rating_unrated_last():
@@ -151,29 +150,3 @@ def test_record_swiss_rounds_overlapping_events_and_huge_indices():
                 ],
             )
             states = after
-
-
-def test_record_joined_rounds_equals_record_swiss_rounds(seed: int):
-    """The engine's path (games already joined) gives record_swiss_rounds' states."""
-    rng = np.random.default_rng(seed)
-    states = [
-        swiss_start(np.arange(k, k + m), rng.normal(1800.0, 200.0, m))
-        for k, m in ((0, 7), (20, 4), (40, 10))
-    ]
-    for _ in range(3):
-        rounds = pair_swiss_rounds(states, rng)
-        scores = [
-            _results(rng, np.zeros(r.n_games), np.zeros(r.n_games)) for r in rounds
-        ]
-        want = record_swiss_rounds(states, rounds, scores)
-        joined = [np.concatenate(x) for x in zip(*rounds, strict=False)]
-        got = record_joined_rounds(
-            states, rounds, joined[0], joined[1], np.concatenate(scores)
-        )
-        _assert_same_states(got, want)
-        states = want
-    # A round to reject raises as record_swiss_rounds does.
-    with pytest.raises(ValueError, match="have met before"):
-        record_joined_rounds(
-            states, rounds, joined[0], joined[1], np.concatenate(scores)
-        )
