@@ -41,14 +41,12 @@ from simulator.world.events import draw_rounds, form_events
 from simulator.world.outcomes import OutcomeModel
 from simulator.world.pairing import (
     Round,
-    SwissState,
     pair_online,
     pair_random,
-    pair_swiss_rounds,
-    record_swiss_rounds,
     round_robin,
     swiss_start,
 )
+from simulator.world.pairing.swiss_events import SwissEvents
 from simulator.world.population import (
     PlayerKind,
     Population,
@@ -74,14 +72,8 @@ class _Event:
     players: IntArray
     n_rounds: int
     robin: list[Round] | None  # a round robin's Berger rounds; None for Swiss
-    swiss: SwissState | None = None  # a Swiss event's state, from its start on
+    swiss: SwissEvents | None = None  # the running Swiss events, from its start on
     played: int = 0
-
-
-def _swiss(event: _Event) -> SwissState:
-    """The Swiss state of an event known to have started as a Swiss event."""
-    assert event.swiss is not None
-    return event.swiss
 
 
 @dataclass
@@ -391,6 +383,11 @@ class _Arena:
         if not todays:
             return
         swiss = [e for e in todays if e.robin is None]
+        # The running Swiss events' states, joined (SwissEvents): every Swiss
+        # event holds the one board, which outlives it while others run.
+        board = next((e.swiss for e in swiss if e.swiss is not None), None)
+        if board is None:
+            board = SwissEvents()
         # The Swiss order uses the designated rating at the start (read once
         # for all the events that start today: no rating changes in between).
         starting = [e for e in swiss if e.played == 0]
@@ -398,22 +395,43 @@ class _Arena:
             players = [e.players for e in starting]
             rating = self.pairing_rating(world, np.concatenate(players), day, rng)
             cut = np.cumsum([p.size for p in players])[:-1]
-            for event, p, r in zip(
-                starting, players, np.split(rating, cut), strict=True
-            ):
-                event.swiss = swiss_start(p, r)
+            board.start(
+                [e.id for e in starting],
+                [
+                    swiss_start(p, r)
+                    for p, r in zip(players, np.split(rating, cut), strict=True)
+                ],
+            )
+            for event in starting:
+                event.swiss = board
+        if board.ids != [e.id for e in swiss]:
+            raise RuntimeError("Internal error: the Swiss board lost track of events.")
         # Every Swiss event's round at once: the same rounds and the same
         # draws (a colour lot per event, in order) as event by event.
-        states = [_swiss(e) for e in swiss]
-        paired = iter(pair_swiss_rounds(states, rng))
-        rounds = [
-            next(paired) if e.robin is None else e.robin[e.played] for e in todays
-        ]
-        sizes = [r.n_games for r in rounds]
+        white, black, bye, n_games, n_byes = board.pair(rng)
+        board_white, board_black = white, black
+        sizes = n_games
+        robins = [e.robin[e.played] for e in todays if e.robin is not None]
+        if robins:
+            # The day's games in the order of the events: the Swiss events'
+            # (joined, in order), then the round robins', taken piece by piece.
+            is_swiss = np.array([e.robin is None for e in todays])
+            source = np.empty(len(todays), dtype=np.intp)
+            source[is_swiss] = np.arange(len(swiss))
+            source[~is_swiss] = np.arange(len(swiss), len(todays))
+            sizes = np.concatenate([n_games, [r.n_games for r in robins]])
+            starts = np.cumsum(sizes) - sizes
+            ends = np.cumsum(sizes[source])
+            take = np.repeat(
+                starts[source] - ends + sizes[source], sizes[source]
+            ) + np.arange(ends[-1])
+            white = np.concatenate([white, *(r.white for r in robins)])[take]
+            black = np.concatenate([black, *(r.black for r in robins)])[take]
+            sizes = sizes[source]
         games = self._play(
             world,
-            np.concatenate([r.white for r in rounds]),
-            np.concatenate([r.black for r in rounds]),
+            white,
+            black,
             day,
             day,
             np.repeat([e.id for e in todays], sizes),
@@ -423,15 +441,18 @@ class _Arena:
         self.otb_rounds.append((day, games))
         for event in todays:
             event.played += 1
-        if states:
-            offsets = np.cumsum([0, *sizes]).tolist()
-            swiss_at = [i for i, e in enumerate(todays) if e.robin is None]
-            scores = [games.score[offsets[i] : offsets[i + 1]] for i in swiss_at]
-            recorded = iter(
-                record_swiss_rounds(states, [rounds[i] for i in swiss_at], scores)
-            )
-            for event in swiss:
-                event.swiss = next(recorded)
+        if swiss:
+            # The Swiss games' scores: in the events' order, as paired.
+            score = games.score
+            if robins:
+                score = score[take < int(n_games.sum())]
+            board.record(board_white, board_black, bye, n_games, n_byes, score)
+            finished = [e.played >= e.n_rounds for e in swiss]
+            if any(finished):
+                board.keep(~np.array(finished))
+                for event, done in zip(swiss, finished, strict=True):
+                    if done:
+                        event.swiss = None
 
     def _finish_events(self, day: int) -> None:
         done = [e for e in self.events if e.played >= e.n_rounds]

@@ -16,12 +16,12 @@ pairing the events one by one.
 from __future__ import annotations
 
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from simulator._types import IntArray
+from simulator._types import BoolArray, FloatArray, IntArray
 from simulator.world.pairing.rounds import Round, _as_players, _check_rng
 from simulator.world.pairing.swiss import (
     _final_repair,
@@ -74,15 +74,11 @@ class _SwissBatch:
     def __init__(
         self, states: list[SwissState], absents: list[ArrayLike | None]
     ) -> None:
-        self.states = states
-        self.absents = absents
-        self.n_events = len(states)
         # The states' fields, each a tuple over the events (one transposition
         # rather than a pass over the events per field), joined once each;
         # the rest is one compiled pass (_lay_out).
         field = dict(zip(SwissState._fields, zip(*states, strict=True), strict=True))
         n = np.array(list(map(len, field["players"])), dtype=np.intp)
-        self.n = n
         join = np.concatenate
         # Who plays, over the joined entrants; empty: everyone.
         present = np.empty(0, dtype=bool)
@@ -94,8 +90,72 @@ class _SwissBatch:
                     who = _as_players("pair_swiss_round", away, "absent")
                     at = _positions("pair_swiss_round", states[e], who)
                     present[offset[e] + at] = False
+        self._set_up(
+            states.__getitem__,
+            absents,
+            n,
+            (
+                join(field["players"]),
+                join(field["rank"]),
+                join(field["points"]),
+                join(field["colour_diff"]),
+                join(field["last_colour"]),
+                join(field["streak"]),
+                join(field["had_bye"]),
+            ),
+            present,
+            join(field["played"]),
+            np.array(list(map(len, field["played"])), dtype=np.intp),
+        )
+
+    @classmethod
+    def joined(
+        cls,
+        state: Callable[[int], SwissState],
+        n: IntArray,
+        fields: tuple[
+            IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, BoolArray
+        ],
+        keys: KeyArray,
+        n_played: IntArray,
+    ) -> _SwissBatch:
+        """A batch of events already joined, everyone present.
+
+        ``state(e)`` is event ``e``'s state (asked for only by the rare
+        paths); ``fields`` its players, rank, points, colour_diff,
+        last_colour, streak and had_bye, one event after another; ``keys``
+        the events' played keys, ``n_played`` per event.
+        """
+        batch = cls.__new__(cls)
+        batch._set_up(
+            state,
+            [None] * n.shape[0],
+            n,
+            fields,
+            np.empty(0, dtype=bool),
+            keys,
+            n_played,
+        )
+        return batch
+
+    def _set_up(
+        self,
+        state: Callable[[int], SwissState],
+        absents: list[ArrayLike | None],
+        n: IntArray,
+        fields: tuple[
+            IntArray, IntArray, FloatArray, IntArray, IntArray, IntArray, BoolArray
+        ],
+        present: BoolArray,
+        keys: KeyArray,
+        n_played: IntArray,
+    ) -> None:
+        self.state = state
+        self.absents = absents
+        self.n_events = n.shape[0]
+        self.n = n
         # Played pairs: each event's keys, one event after another.
-        self.keys: KeyArray = join(field["played"])
+        self.keys: KeyArray = keys
         (
             self.players,
             rank,
@@ -121,15 +181,9 @@ class _SwissBatch:
             comparable,
         ) = _lay_out(
             n,
-            join(field["players"]),
-            join(field["rank"]),
-            join(field["points"]),
-            join(field["colour_diff"]),
-            join(field["last_colour"]),
-            join(field["streak"]),
-            join(field["had_bye"]),
+            *fields,
             present,
-            np.array(list(map(len, field["played"])), dtype=np.intp),
+            n_played,
             WHITE,
             BLACK,
             _MAX_LOCAL_WINDOW,
@@ -166,7 +220,7 @@ class _SwissBatch:
             whole = self.ctx
             ctx = _Context.__new__(_Context)
             ctx.n = m
-            ctx.played = self.states[e].played
+            ctx.played = self.state(e).played
             for name in (
                 "had_bye",
                 "rank",
@@ -207,7 +261,7 @@ class _SwissBatch:
         if not self.small.all():
             for e in np.flatnonzero(~self.small).tolist():
                 try:
-                    _, local, _ = _match_swiss(self.states[e], self.absents[e])
+                    _, local, _ = _match_swiss(self.state(e), self.absents[e])
                 except ValueError:
                     raise _Fallback from None
                 self.view(e)[:] = local
@@ -241,7 +295,7 @@ class _SwissBatch:
                 extra = np.array([self.n[e]], dtype=np.intp)
             try:
                 _final_repair(
-                    self.states[e], ranked, seq, extra, self.view(e), self.context(e)
+                    self.state(e), ranked, seq, extra, self.view(e), self.context(e)
                 )
             except ValueError:
                 raise _Fallback from None
@@ -264,8 +318,24 @@ class _SwissBatch:
 
     def rounds(self, lots: IntArray) -> list[Round]:
         """The events' rounds (``lots``: each event's initial colour)."""
+        white, black, bye, game_end, bye_end = self.games(lots)
+        games = [0, *game_end.tolist()]
+        byes = [0, *bye_end.tolist()]
+        return [
+            Round(white[g0:g1], black[g0:g1], bye[y0:y1])
+            for g0, g1, y0, y1 in zip(games, games[1:], byes, byes[1:], strict=False)
+        ]
+
+    def games(
+        self, lots: IntArray
+    ) -> tuple[IntArray, IntArray, IntArray, IntArray, IntArray]:
+        """The events' games and byes, joined: :func:`_colours_at`'s arrays.
+
+        White and Black of every event's games, one event after another, the
+        byes likewise, and where each event's games and byes end.
+        """
         ctx = self.ctx
-        white, black, bye, game_end, bye_end = _colours_at(
+        return _colours_at(
             self.base,
             self.n,
             self.order,
@@ -281,12 +351,6 @@ class _SwissBatch:
             lots,
             WHITE,
         )
-        games = [0, *game_end.tolist()]
-        byes = [0, *bye_end.tolist()]
-        return [
-            Round(white[g0:g1], black[g0:g1], bye[y0:y1])
-            for g0, g1, y0, y1 in zip(games, games[1:], byes, byes[1:], strict=False)
-        ]
 
 
 def pair_swiss_rounds(

@@ -398,20 +398,6 @@ def _record_batch(
     """:func:`record_swiss_rounds` vectorised; None for anything to reject."""
     if not all(_standard(s) for s in states):
         return None
-    # The states' fields, each a tuple over the events (one transposition
-    # rather than a pass over the events per field).
-    (
-        players,
-        ratings,
-        ranks,
-        old_points,
-        old_colour_diff,
-        old_last,
-        old_streak,
-        old_had_bye,
-        old_played,
-        n_rounds,
-    ) = zip(*states, strict=True)
     # Checked over the joined arrays rather than event by event: one-dimensional
     # arrays join into one (any other shape does not, or joins into more
     # dimensions), and each event's lengths are compared as lists.
@@ -434,9 +420,39 @@ def _record_batch(
         return None
     if score.ndim != 1 or named.ndim != 1:
         return None
+    n_games = np.array([w.shape[0] for w in whites], dtype=np.intp)
+    n_byes = np.array([y.shape[0] for y in byes], dtype=np.intp)
+    return _record_joined(states, named, n_games, n_byes, score, bye_score)
+
+
+def _record_joined(
+    states: list[SwissState],
+    named: IntArray,
+    n_games: IntArray,
+    n_byes: IntArray,
+    score: FloatArray,
+    bye_score: float,
+) -> list[SwissState] | None:
+    """:func:`_record_batch` from the round already joined; None to reject.
+
+    ``named`` holds the players of every event's White, then of every
+    event's Black (``n_games`` per event, aligned with ``score``), then the
+    byes (``n_byes`` per event); the states are standard.
+    """
+    (
+        players,
+        ratings,
+        ranks,
+        old_points,
+        old_colour_diff,
+        old_last,
+        old_streak,
+        old_had_bye,
+        old_played,
+        n_rounds,
+    ) = zip(*states, strict=True)  # Each field a tuple over the events.
     n = np.array(list(map(len, players)), dtype=np.intp)
     n_played = np.array(list(map(len, old_played)), dtype=np.intp)
-    n_games = np.array([w.shape[0] for w in whites], dtype=np.intp)
     join = np.concatenate
     # Fresh copies, which the compiled pass updates in place.
     points = join(old_points)
@@ -449,7 +465,7 @@ def _record_batch(
         join(players),
         named,
         n_games,
-        np.array([y.shape[0] for y in byes], dtype=np.intp),
+        n_byes,
         score,
         join(old_played),
         n_played,
