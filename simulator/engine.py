@@ -72,7 +72,6 @@ class _Event:
     players: IntArray
     n_rounds: int
     robin: list[Round] | None  # a round robin's Berger rounds; None for Swiss
-    swiss: SwissEvents | None = None  # the running Swiss events, from its start on
     played: int = 0
 
 
@@ -256,6 +255,9 @@ class _Arena:
         self.last_game = np.full(n, -np.inf)
         self.busy_until = np.full(n, -1, dtype=np.int64)
         self.events: list[_Event] = []
+        # The running Swiss events' states, joined (pairing and recording
+        # work on all of them at once).
+        self.swiss_board = SwissEvents()
         self.next_event_id = 0
         # The OTB rounds played since the start of the oldest event running,
         # with their days: the games of the events to be rated.
@@ -383,11 +385,8 @@ class _Arena:
         if not todays:
             return
         swiss = [e for e in todays if e.robin is None]
-        # The running Swiss events' states, joined (SwissEvents): every Swiss
-        # event holds the one board, which outlives it while others run.
-        board = next((e.swiss for e in swiss if e.swiss is not None), None)
-        if board is None:
-            board = SwissEvents()
+        # The running Swiss events' states, joined in the order of their ids.
+        board = self.swiss_board
         # The Swiss order uses the designated rating at the start (read once
         # for all the events that start today: no rating changes in between).
         starting = [e for e in swiss if e.played == 0]
@@ -402,8 +401,6 @@ class _Arena:
                     for p, r in zip(players, np.split(rating, cut), strict=True)
                 ],
             )
-            for event in starting:
-                event.swiss = board
         if board.ids != [e.id for e in swiss]:
             raise RuntimeError("Internal error: the Swiss board lost track of events.")
         # Every Swiss event's round at once: the same rounds and the same
@@ -450,9 +447,6 @@ class _Arena:
             finished = [e.played >= e.n_rounds for e in swiss]
             if any(finished):
                 board.keep(~np.array(finished))
-                for event, done in zip(swiss, finished, strict=True):
-                    if done:
-                        event.swiss = None
 
     def _finish_events(self, day: int) -> None:
         done = [e for e in self.events if e.played >= e.n_rounds]

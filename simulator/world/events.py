@@ -170,7 +170,7 @@ def draw_rounds(
 def _cdf(weights: tuple[float, ...]) -> FloatArray:
     """The cumulative probabilities of ``weights``, as ``Generator.choice`` has them."""
     p = np.asarray(weights) / np.sum(weights)
-    cdf = p.cumsum()
+    cdf: FloatArray = p.cumsum()
     cdf /= cdf[-1]
     cdf.flags.writeable = False
     return cdf
