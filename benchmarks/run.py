@@ -42,7 +42,7 @@ scale
     The default world at 10,000 players over ~1, 3 and 10 million games
     (the exponent of time in games), at 10,000, 100,000 and 1,000,000
     players over one year (the exponent in players), and 200,000 players
-    over ten years: time and peak RSS of each (``benchmarks/scale.py``).
+    over ten years: time and peak RSS of each (``benchmarks/_scale.py``).
 first-run
     ``ratingsim run`` with an empty numba cache, then warm: the ratio.
 
@@ -80,8 +80,8 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 from _proc import load_average, peak_kb  # noqa: E402
-from scale import first_run  # noqa: E402
-from scale import scale as scale_rows  # noqa: E402
+from _scale import first_run  # noqa: E402
+from _scale import scale as scale_rows  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "results"

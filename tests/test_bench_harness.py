@@ -82,3 +82,30 @@ def test_an_extrapolated_horizon_is_an_estimate(bench: ModuleType) -> None:
     measured = bench.horizon_row("10,000 players, ~1.0 M games", 15.0, 12.0, None)
     assert measured.status == "miss" and "estimate" not in measured.measured
     assert bench.horizon_row("x", 11.0, 12.0, None).status == "pass"
+
+
+def test_exponent_recovers_a_power_law(bench: ModuleType) -> None:
+    """The scale rows' exponent is the slope of log time on log size."""
+    scale = sys.modules["_scale"]
+    sizes = [1e6, 3e6, 1e7]
+    assert scale.exponent(sizes, [2.0 * s**1.2 for s in sizes]) == pytest.approx(
+        1.2, abs=1e-12
+    )
+    assert scale.exponent(sizes, [5.0, 5.0, 5.0]) == pytest.approx(0.0, abs=1e-12)
+    with pytest.raises(ValueError, match="differ"):
+        scale.exponent([2.0, 2.0], [1.0, 3.0])
+    with pytest.raises(ValueError, match="positive"):
+        scale.exponent([0.0, 2.0], [1.0, 3.0])
+
+
+def test_horizons_aim_at_the_targets(bench: ModuleType) -> None:
+    """Each horizon is where the nominal games (scaled) reach its target."""
+    scale = sys.modules["_scale"]
+    targets = [2e3, 6e3, 2e4]
+    years = scale.horizons(300, targets, 0.5, 20240101)
+    assert years == sorted(years) and years[0] > 0
+    for target, y in zip(targets, years, strict=True):
+        sides, _ = bench._nominal_sides(300, y, 20240101)
+        # The run's own draw over a shorter horizon differs a little from
+        # the long one the horizons read.
+        assert sides * 0.5 == pytest.approx(target, rel=0.15)

@@ -54,10 +54,14 @@ def exponent(sizes: list[float], seconds: list[float]) -> float:
     float
         ``b`` in ``seconds ~ a * sizes ** b``.
     """
-    x = np.log(np.asarray(sizes, dtype=np.float64))
-    y = np.log(np.asarray(seconds, dtype=np.float64))
-    if x.size < 2 or not np.all(np.isfinite(x)) or not np.all(np.isfinite(y)):
-        raise ValueError(f"exponent needs two or more positive sizes; got {sizes!r}")
+    size = np.asarray(sizes, dtype=np.float64)
+    secs = np.asarray(seconds, dtype=np.float64)
+    if size.size < 2 or not (np.all(size > 0.0) and np.all(secs > 0.0)):
+        raise ValueError(
+            f"exponent needs two or more positive sizes and times; got {sizes!r}, "
+            f"{seconds!r}"
+        )
+    x, y = np.log(size), np.log(secs)
     if np.ptp(x) == 0.0:
         raise ValueError(f"exponent needs sizes that differ; got {sizes!r}")
     return float(np.polyfit(x, y, 1)[0])
