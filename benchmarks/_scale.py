@@ -155,12 +155,14 @@ def scale(
     sides, _ = nominal_sides(small, pilot_years, seed)
     per_side = pilot["games"] / sides
     games, seconds = [], []
+    runs: list[dict[str, Any]] = []
     targets = [t / shrink for t in GAME_TARGETS]
     for target, years in zip(
         GAME_TARGETS, horizons(small, targets, per_side, seed), strict=True
     ):
         res = child(small, years)
         line(small, years, res)
+        runs.append(res)
         games.append(float(res["games"]))
         seconds.append(float(res["seconds"]))
         out.rows.append(
@@ -179,6 +181,23 @@ def scale(
             )
         )
     b_games = exponent(games, seconds)
+    # Where the shortest and the longest horizon spend their time (the
+    # engine's own functions, timed by the child): what grows faster than
+    # the games.
+    first, last = runs[0], runs[-1]
+    growth = [
+        "| component | "
+        f"{first['games']:,} games, s | {last['games']:,} games, s | "
+        "ratio | ratio of games |",
+        "| --- | ---: | ---: | ---: | ---: |",
+    ]
+    ratio_games = last["games"] / first["games"]
+    for key, value in sorted(last["parts"].items(), key=lambda kv: -kv[1]):
+        before = first["parts"].get(key, math.nan)
+        growth.append(
+            f"| {key} | {before:,.1f} | {value:,.1f} | {value / before:.1f} | "
+            f"{ratio_games:.1f} |"
+        )
     out.rows.append(
         row(
             "scale",
@@ -246,7 +265,11 @@ def scale(
             f"{seed}. Horizons of the game rows from a {pilot_years:g}-year "
             f"pilot at {small:,} players ({pilot['games']:,} games, "
             f"{per_side:.3f} games per nominal player-game). Exponents: "
-            "least-squares slope of log time on log size.\n\n" + "\n".join(lines),
+            "least-squares slope of log time on log size.\n\n"
+            + "\n".join(lines)
+            + "\n\nThe shortest and the longest horizon at "
+            f"{small:,} players by component (nested components overlap: "
+            "the OTB rounds include `_play`):\n\n" + "\n".join(growth),
         )
     )
     return out

@@ -82,6 +82,9 @@ class FidePeriod(NamedTuple):
     pool_period: Any
 
 
+# FIDE's tables transcribed here again from the regulations (docs/rules.md),
+# not imported from simulator.systems.tables: the reference must not share
+# a transcription error with what it checks.
 #: Table 8.1.2: the largest |D| for each PD of the higher-rated player, .50 to
 #: .99 (above 735: 1.00).
 _PD_BOUNDS = np.array(

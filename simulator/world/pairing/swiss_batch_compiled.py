@@ -219,33 +219,13 @@ had_bye_in : ndarray of shape (n.sum(),)
         n_present[e] = count
         small[e] = count + count % 2 <= max_local_window and n[e] * n[e] <= max_table
         slot += 1  # The bye vertex, with the fills above.
-    if not comparable:
-        return (
-            players,
-            rank,
-            points,
-            had_bye,
-            colour_diff,
-            allow_white,
-            allow_black,
-            pref,
-            strength,
-            pos,
-            base,
-            first_place,
-            n_present,
-            key_start,
-            small,
-            order[:place],
-            mate,
-            False,
-        )
-    for e in range(e_count):
-        f, count = first_place[e], n_present[e]
-        _sort_ranked(order[f : f + count], tmp[f : f + count], points, rank)
-        for k in range(f, f + count):
-            pos[order[k]] = k
-        pos[base[e] + n[e]] = f + count
+    if comparable:
+        for e in range(e_count):
+            f, count = first_place[e], n_present[e]
+            _sort_ranked(order[f : f + count], tmp[f : f + count], points, rank)
+            for k in range(f, f + count):
+                pos[order[k]] = k
+            pos[base[e] + n[e]] = f + count
     return (
         players,
         rank,
@@ -264,7 +244,7 @@ had_bye_in : ndarray of shape (n.sum(),)
         small,
         order[:place],
         mate,
-        True,
+        comparable,
     )
 
 
