@@ -331,6 +331,4 @@ def first_run(quick: bool, row: Callable[..., Any], outcome: Any) -> Any:
             "x",
         )
     )
-    if not math.isfinite(ratio):
-        raise RuntimeError("first-run: no time measured")
     return out
