@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from simulator._types import BoolArray
 from simulator.config import ArenaConfig, RunConfig, ScheduleConfig
 from simulator.evaluation.comparison import compare_ratings
 from simulator.evaluation.histories import HistoryRecorder
@@ -109,6 +110,20 @@ class _World:
         self.drawn = population
         self._strengths = Strengths(population)
         self._population: Population | None = population
+        self._active: tuple[int, BoolArray] | None = None
+        self._truth: FloatArray | None = None
+
+    def active(self, day: int) -> BoolArray:
+        """Mask of the players in the pool on ``day`` (:func:`active`), read-only.
+
+        Kept for the day: the events, every arena's checkpoint and recent
+        players read it on the same day.
+        """
+        if self._active is None or self._active[0] != day:
+            mask = active(self.drawn, day)
+            mask.flags.writeable = False
+            self._active = (day, mask)
+        return self._active[1]
 
     @property
     def population(self) -> Population:
@@ -117,18 +132,27 @@ class _World:
             self._population = self._strengths.population()
         return self._population
 
+    @property
+    def true_strength(self) -> FloatArray:
+        """Everyone's true strength as moved so far (read-only)."""
+        if self._population is not None:
+            return self._population.true_strength
+        if self._truth is None:
+            self._truth = self._strengths.true_strength()
+        return self._truth
+
     def strength(
         self, players: IntArray, day: int, rng: np.random.Generator
     ) -> FloatArray:
         """True strengths of ``players`` (distinct) on ``day``."""
         self._strengths.advance(day, rng, players=players)
-        self._population = None
+        self._population = self._truth = None
         return self._strengths.read(players)
 
     def advance_all(self, day: int, rng: np.random.Generator) -> None:
         """Move everyone on to ``day``."""
         self._strengths.advance(day, rng)
-        self._population = None
+        self._population = self._truth = None
 
 
 def _seed_states(
@@ -277,6 +301,11 @@ class _Arena:
             & (population.kind != PlayerKind.INITIAL)
             & (population.arrival_day >= self.measure_from)
         )
+        # A checkpoint follows the newcomers who can play before the next
+        # one: those yet to come only wait, and their first checkpoint's
+        # figures would be overwritten before they could count.
+        self.newcomer_arrival = np.where(self.newcomer, population.arrival_day, np.inf)
+        self.checkpoint_days = run.checkpoint_days
         self.pairing_index = (
             None
             if config.pairing_rating == "true"
@@ -292,7 +321,7 @@ class _Arena:
         if self.pairing_index is None:
             return self.truth(world.strength(players, day, rng), players)
         rated = self.rated[self.pairing_index]
-        return rated.system.rating(rated.state)[players]
+        return rated.system.rating_view(rated.state)[players]
 
     # --- the schedule ----------------------------------------------------------
 
@@ -307,7 +336,7 @@ class _Arena:
         last_day = day + 6 + -(-longest // sched.rounds_per_day) - 1
         present = (
             self.in_arena
-            & active(population, day)
+            & world.active(day)
             & (population.departure_day > last_day)
             & (self.busy_until < day)
         )
@@ -485,7 +514,7 @@ class _Arena:
     def _play_pool_day(self, world: _World, day: int, rng: np.random.Generator) -> None:
         population = world.drawn
         sched = self.schedule
-        present = np.flatnonzero(self.in_arena & active(population, day))
+        present = np.flatnonzero(self.in_arena & world.active(day))
         per_day = (
             population.activity[present] * sched.activity_scale * 12.0 / DAYS_PER_YEAR
         )
@@ -603,9 +632,9 @@ class _Arena:
                 )
                 rated.close = rated.system.next_close(rated.close)
 
-    def recent(self, population: Population, day: int) -> np.ndarray[Any, Any]:
+    def recent(self, world: _World, day: int) -> BoolArray:
         """Players present who played here within :data:`ACTIVE_DAYS`."""
-        present = self.in_arena & active(population, day)
+        present = self.in_arena & world.active(day)
         return present & (day - self.last_game <= ACTIVE_DAYS)
 
     def published(self, label: str) -> FloatArray:
@@ -621,12 +650,13 @@ class _Arena:
             return strength
         return strength + (self.offset if players is None else self.offset[players])
 
-    def checkpoint(self, population: Population, day: int) -> None:
+    def checkpoint(self, world: _World, day: int) -> None:
         """Hand the recorder every system's published ratings."""
-        present = self.in_arena & active(population, day)
-        truth = self.truth(population.true_strength)
-        recent = self.recent(population, day)
-        ratings = {r.label: r.system.rating(r.state) for r in self.rated}
+        present = self.in_arena & world.active(day)
+        truth = self.truth(world.true_strength)
+        recent = present & (day - self.last_game <= ACTIVE_DAYS)
+        # Read, not kept: views of the states, not copies of every list.
+        ratings = {r.label: r.system.rating_view(r.state) for r in self.rated}
         if self.history is not None:
             self.history.checkpoint(day, ratings, truth, self.games_played, present)
         self.recorder.checkpoint(
@@ -635,7 +665,7 @@ class _Arena:
             truth,
             recent,
             self.games_played,
-            self.newcomer,
+            self.newcomer_arrival <= day + self.checkpoint_days,
             self.cohort & present,
         )
 
@@ -729,7 +759,7 @@ def run_replicate(
             # Checkpoints read everyone's true strength.
             world.advance_all(day, rng)
             for arena in arenas:
-                arena.checkpoint(world.population, day)
+                arena.checkpoint(world, day)
         if on_day is not None:
             on_day(i + 1)
     population = world.population
@@ -741,7 +771,7 @@ def run_replicate(
     for comp in config.comparison:
         (ax, lx), (ay, ly) = comp.x.split("/"), comp.y.split("/")
         arena_x, arena_y = by_name[ax], by_name[ay]
-        both = arena_x.recent(population, last) & arena_y.recent(population, last)
+        both = arena_x.recent(world, last) & arena_y.recent(world, last)
         table = compare_ratings(
             comp.name,
             arena_x.published(lx),

@@ -112,6 +112,16 @@ class RatingSystem(Protocol):
         """Published ratings, NaN for unrated players."""
         ...
 
+    def rating_view(self, state: Any) -> FloatArray:
+        """:meth:`rating` without the copy: a read-only view of the state.
+
+        Valid until the state is next rated (a per-game system rating with
+        ``overwrite_state`` writes into it). The engine reads it every round
+        (the pairing's ratings of a round's players) and at every checkpoint,
+        where a copy of every list would cost more than the reading.
+        """
+        ...
+
     def is_rated(self, state: Any, players: ArrayLike) -> BoolArray:
         """Whether each of ``players`` has a published rating.
 

@@ -32,6 +32,7 @@ __all__ = [
     "list_day_after",
     "list_day_on",
     "player_sum",
+    "read_only_view",
     "round_half_away",
     "round_half_up",
     "year_of",
@@ -161,6 +162,13 @@ def check_players_count(n_players: object) -> None:
 
 
 _Array = TypeVar("_Array", bound="np.ndarray[Any, Any]")
+
+
+def read_only_view(array: _Array) -> _Array:
+    """A view of ``array`` that cannot be written through (``array`` unchanged)."""
+    view = array.view()
+    view.flags.writeable = False
+    return view
 
 
 def reusable(array: _Array, overwrite: bool) -> _Array:

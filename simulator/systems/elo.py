@@ -22,6 +22,7 @@ from simulator.systems._common import (
     IntArray,
     check_interval,
     initial_values,
+    read_only_view,
     reusable,
     split_rounds,
 )
@@ -183,6 +184,10 @@ class Elo:
     def rating(self, state: EloState) -> FloatArray:
         """Ratings as they stand."""
         return state.rating.copy()
+
+    def rating_view(self, state: EloState) -> FloatArray:
+        """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
+        return read_only_view(state.rating)
 
 
 @jit

@@ -46,6 +46,7 @@ from simulator.systems._common import (
     initial_values,
     predict_and_rate_games,
     rate_games,
+    read_only_view,
     round_arrays,
     round_counts,
     scatter,
@@ -568,6 +569,10 @@ class Glicko:
     def rating(self, state: GlickoState) -> FloatArray:
         """Ratings as they stand: Glicko publishes every player's rating."""
         return state.rating.copy()
+
+    def rating_view(self, state: GlickoState) -> FloatArray:
+        """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
+        return read_only_view(state.rating)
 
 
 @jit

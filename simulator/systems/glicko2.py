@@ -33,6 +33,7 @@ from simulator.systems._common import (
     check_new_player,
     initial_values,
     list_day_after,
+    read_only_view,
 )
 from simulator.systems._volatility import _new_volatility
 
@@ -734,6 +735,10 @@ class Glicko2:
     def rating(self, state: Glicko2State) -> FloatArray:
         """Published ratings: Glicko-2 publishes every player's rating."""
         return state.rating.copy()
+
+    def rating_view(self, state: Glicko2State) -> FloatArray:
+        """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
+        return read_only_view(state.rating)
 
 
 def _game_sums(state: Glicko2State, games: Games) -> Glicko2Sums:

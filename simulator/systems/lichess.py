@@ -69,6 +69,7 @@ from simulator.systems._common import (
     initial_values,
     predict_and_rate_games,
     rate_games,
+    read_only_view,
     round_arrays,
     round_counts,
     scatter,
@@ -723,3 +724,7 @@ class Lichess:
         Lichess displays ``np.trunc`` of these (scalachess ``intRating``).
         """
         return state.rating.copy()
+
+    def rating_view(self, state: LichessState) -> FloatArray:
+        """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
+        return read_only_view(state.rating)

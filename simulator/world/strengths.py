@@ -245,6 +245,18 @@ class Strengths:
                 population.growth,
             ]
         )
+        # Moving everyone moves only the players in the pool (the others'
+        # moves are exactly zero): those who have arrived, taken in order of
+        # arrival, less those who have left, dropped as they leave. So a
+        # move of everyone costs the pool, not every player drawn for the
+        # run, most of whom, in a long run, have left or are yet to come.
+        self._by_arrival = np.argsort(population.arrival_day, kind="stable")
+        self._arrival_sorted = population.arrival_day[self._by_arrival]
+        self._n_admitted = 0
+        self._live = np.empty(0, dtype=np.intp)
+        # The last day everyone was moved to: the strength day of the
+        # players a move of everyone skipped.
+        self._everyone_day = -np.inf
 
     def advance(
         self,
@@ -273,9 +285,18 @@ class Strengths:
             dev.noise_ages, dev.noise_sds, dev.level_strengths, dev.level_rates
         )
         if players is None:
-            # A normal for everyone, drawn first: one pass does the rest.
+            # A normal for everyone, drawn first (the stream does not depend
+            # on who is in the pool): one pass over the pool does the rest.
             z = rng.standard_normal(len(self._rows))
-            _move_everyone(z, t1, config.drift_sd, self._rows, *curve, extra)
+            arrived = int(np.searchsorted(self._arrival_sorted, t1, side="left"))
+            if arrived > self._n_admitted:
+                admitted = self._by_arrival[self._n_admitted : arrived]
+                self._live = np.concatenate([self._live, admitted])
+                self._n_admitted = arrived
+            self._live = _move_live(
+                self._live, z, t1, config.drift_sd, self._rows, *curve, extra
+            )
+            self._everyone_day = max(self._everyone_day, t1)
         else:
             # The normals of the players who move, known once the trends are.
             moving, trended, walk_sd = _trend_players(
@@ -290,13 +311,23 @@ class Strengths:
         strength: FloatArray = self._rows[players, _STRENGTH]
         return strength
 
+    def true_strength(self) -> FloatArray:
+        """Everyone's true strength as last moved: a read-only copy.
+
+        :meth:`population` without building (and checking) a population.
+        """
+        strength = np.ascontiguousarray(self._rows[:, _STRENGTH])
+        strength.flags.writeable = False
+        return strength
+
     def population(self) -> Population:
         """The players with these strengths, on the latest day moved to."""
         return dataclasses.replace(
             self._population,
             day=self.day,
             true_strength=self._rows[:, _STRENGTH],
-            strength_day=self._rows[:, _SINCE],
+            # The players a move of everyone skipped are on its day too.
+            strength_day=np.maximum(self._rows[:, _SINCE], self._everyone_day),
         )
 
 
@@ -383,7 +414,8 @@ def _trend(
 
 
 @jit
-def _move_everyone(
+def _move_live(
+    live: NDArray[np.intp],
     z: FloatArray,
     t1: float,
     drift_sd: float,
@@ -395,16 +427,27 @@ def _move_everyone(
     extra: tuple[
         FloatArray, FloatArray, FloatArray, FloatArray, FloatArray, FloatArray
     ],
-) -> None:
-    """Move every row to ``t1`` in place, row ``i`` with the normal ``z[i]``."""
-    for i in range(rows.shape[0]):
+) -> NDArray[np.intp]:
+    """Move the rows ``live`` (arrived before ``t1``) to ``t1``, row i with ``z[i]``.
+
+    Returns those still in the pool on ``t1``, in order. A row that does not
+    move (left before its strength day) keeps its strength day, which only
+    the test below reads.
+    """
+    still = np.empty(live.shape[0], dtype=np.intp)
+    m = 0
+    for i in live:
         row = rows[i]
-        if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE]:
+        if row[_DEPARTURE] > row[_SINCE]:
             trended, walk_sd = _trend(
                 row, t1, drift_sd, x, y, at_knot, half_slope, extra
             )
             row[_STRENGTH] = trended + walk_sd * z[i]
-        row[_SINCE] = t1
+            row[_SINCE] = t1
+            if row[_DEPARTURE] > t1:
+                still[m] = i
+                m += 1
+    return still[:m]
 
 
 @jit

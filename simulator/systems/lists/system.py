@@ -16,6 +16,7 @@ from simulator.systems._common import (
     FloatArray,
     Games,
     list_day_after,
+    read_only_view,
 )
 from simulator.systems.lists._by_table import _PD_BY_D, _expected_by_table
 from simulator.systems.lists.new_players import stand_in_ratings
@@ -172,3 +173,7 @@ class ListSystem:
     def rating(self, state: ListState) -> FloatArray:
         """Published ratings on the list in force (NaN = unrated)."""
         return state.rating.copy()
+
+    def rating_view(self, state: ListState) -> FloatArray:
+        """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
+        return read_only_view(state.rating)

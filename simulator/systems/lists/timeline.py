@@ -281,6 +281,10 @@ class FideHistory:
         """Published ratings on the list in force (NaN = unrated)."""
         return self.era(float(state.list_day[-1])).rating(state)
 
+    def rating_view(self, state: ListState) -> FloatArray:
+        """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
+        return self.era(float(state.list_day[-1])).rating_view(state)
+
 
 def _first_of_month(owner: str, name: str, value: Any) -> int:
     """The day number of an ISO date that is the 1st of a month, or ValueError."""
