@@ -548,3 +548,37 @@ def test_replicate_is_a_function_of_config_and_rng(seed: int) -> None:
     b = run_replicate(config, np.random.default_rng(seed))["otb"]
     for name in ("summary", "timeseries", "prediction", "calibration", "convergence"):
         pd.testing.assert_frame_equal(getattr(a, name), getattr(b, name))
+
+
+def test_newcomers_followed_before_they_can_play_give_every_table(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Following newcomers from the checkpoint before they can play changes nothing.
+
+    The engine hands the recorder, at each checkpoint, only the newcomers who
+    arrive by the next one; following every newcomer from the first
+    checkpoint, as before, must give the same tables to the last bit (a
+    newcomer's figures before their first game are overwritten at each
+    checkpoint until then).
+    """
+    config = parse_config(
+        SPIED_CONFIG.format(kind="swiss", schedule=KIND_SCHEDULES["swiss"])
+    )
+    windowed = run_replicate(config, np.random.default_rng(seed))["arena"]
+    init = engine._Arena.__init__
+
+    def follow_all(self: Any, *args: Any, **kwargs: Any) -> None:
+        init(self, *args, **kwargs)
+        self.newcomer_arrival = np.where(self.newcomer, -np.inf, np.inf)
+
+    monkeypatch.setattr(engine._Arena, "__init__", follow_all)
+    every = run_replicate(config, np.random.default_rng(seed))["arena"]
+    assert windowed.summary["n_newcomers"].iloc[0] > 10
+    # The curve's point at no games: the error each newcomer carried into
+    # their first game, read at the last checkpoint before it.
+    at_zero = windowed.convergence["games"] == 0
+    assert windowed.convergence.loc[at_zero, "n"].min() > 10
+    for name in ("summary", "timeseries", "convergence", "groups", "bands"):
+        pd.testing.assert_frame_equal(
+            getattr(windowed, name), getattr(every, name), check_exact=True
+        )

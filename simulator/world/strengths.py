@@ -205,8 +205,12 @@ def advance(
     return strengths.population()
 
 
-#: The columns of a row of :class:`Strengths`.
+#: The columns of a row of :class:`Strengths`: the strength, its day, the
+#: fixed fields a move reads, and the age curve's and the walk's variance's
+#: integrals at the age of a day (NaN: none yet), which the next move starts
+#: from (a step's integral at its end is the next step's at its start).
 _STRENGTH, _SINCE, _ARRIVAL, _DEPARTURE, _BIRTH, _GROWTH = range(6)
+_KNOWN_DAY, _CURVE_AT, _NOISE_AT = range(6, 9)
 
 
 class Strengths:
@@ -243,8 +247,13 @@ class Strengths:
                 np.where(population.probe, -np.inf, population.departure_day),
                 population.birth_day,
                 population.growth,
+                np.full(population.n_players, np.nan),
+                np.zeros(population.n_players),
+                np.zeros(population.n_players),
             ]
         )
+        # The strengths again, in one array: read whole at every checkpoint.
+        self._strength = population.true_strength.copy()
         # Moving everyone moves only the players in the pool (the others'
         # moves are exactly zero): those who have arrived, taken in order of
         # arrival, less those who have left, dropped as they leave. So a
@@ -294,7 +303,14 @@ class Strengths:
                 self._live = np.concatenate([self._live, admitted])
                 self._n_admitted = arrived
             self._live = _move_live(
-                self._live, z, t1, config.drift_sd, self._rows, *curve, extra
+                self._live,
+                z,
+                t1,
+                config.drift_sd,
+                self._rows,
+                self._strength,
+                *curve,
+                extra,
             )
             self._everyone_day = max(self._everyone_day, t1)
         else:
@@ -303,12 +319,12 @@ class Strengths:
                 players, t1, config.drift_sd, self._rows, *curve, extra
             )
             z = rng.standard_normal(len(moving))
-            _walk(moving, trended, walk_sd, z, self._rows)
+            _walk(moving, trended, walk_sd, z, self._rows, self._strength)
         self.day = max(self.day, t1)
 
     def read(self, players: NDArray[np.intp]) -> FloatArray:
         """The true strengths of ``players`` as last moved."""
-        strength: FloatArray = self._rows[players, _STRENGTH]
+        strength: FloatArray = self._strength[players]
         return strength
 
     def true_strength(self) -> FloatArray:
@@ -316,7 +332,7 @@ class Strengths:
 
         :meth:`population` without building (and checking) a population.
         """
-        strength = np.ascontiguousarray(self._rows[:, _STRENGTH])
+        strength = self._strength.copy()
         strength.flags.writeable = False
         return strength
 
@@ -325,7 +341,7 @@ class Strengths:
         return dataclasses.replace(
             self._population,
             day=self.day,
-            true_strength=self._rows[:, _STRENGTH],
+            true_strength=self._strength,
             # The players a move of everyone skipped are on its day too.
             strength_day=np.maximum(self._rows[:, _SINCE], self._everyone_day),
         )
@@ -382,26 +398,34 @@ def _trend(
 
     ``row`` is the player's row of :class:`Strengths`; ``extra`` the tables
     of :func:`_extra_tables` (empty: the age curve and ``drift_sd`` alone).
+    Notes in the row the integrals at the step's end, where the player's next
+    step starts: one integral of each kind per step instead of two.
     """
     # The part of the step in the pool.
     lo = max(row[_SINCE], row[_ARRIVAL])
     hi = max(min(t1, row[_DEPARTURE]), lo)
     years = (hi - lo) / DAYS_PER_YEAR
-    age_lo = (lo - row[_BIRTH]) / DAYS_PER_YEAR
     age_hi = (hi - row[_BIRTH]) / DAYS_PER_YEAR
-    trend = row[_GROWTH] * (
-        _curve_integral(age_hi, x, y, at_knot, half_slope)
-        - _curve_integral(age_lo, x, y, at_knot, half_slope)
-    )
     nx, ny, n_at, n_half, lx, ly = extra
+    with_noise = nx.shape[0] > 0
+    # The integrals at the step's start are those at the last step's end
+    # (the same day, so the same age and the same value), else computed.
+    if lo == row[_KNOWN_DAY]:
+        curve_lo, noise_lo = row[_CURVE_AT], row[_NOISE_AT]
+    else:
+        age_lo = (lo - row[_BIRTH]) / DAYS_PER_YEAR
+        curve_lo = _curve_integral(age_lo, x, y, at_knot, half_slope)
+        noise_lo = _curve_integral(age_lo, nx, ny, n_at, n_half) if with_noise else 0.0
+    curve_hi = _curve_integral(age_hi, x, y, at_knot, half_slope)
+    noise_hi = _curve_integral(age_hi, nx, ny, n_at, n_half) if with_noise else 0.0
+    row[_KNOWN_DAY], row[_CURVE_AT], row[_NOISE_AT] = hi, curve_hi, noise_hi
+    trend = row[_GROWTH] * (curve_hi - curve_lo)
     if lx.shape[0] > 0:
         # Drift by level, at the strength the step starts from.
         trend += _interp_one(row[_STRENGTH], lx, ly) * years
-    if nx.shape[0] > 0:
+    if with_noise:
         # The walk's variance: its rate by age integrated over the step.
-        var = _curve_integral(age_hi, nx, ny, n_at, n_half) - _curve_integral(
-            age_lo, nx, ny, n_at, n_half
-        )
+        var = noise_hi - noise_lo
         return float(row[_STRENGTH] + trend), float(np.sqrt(max(var, 0.0)))
     return float(row[_STRENGTH] + trend), float(drift_sd * np.sqrt(years))
 
@@ -420,6 +444,7 @@ def _move_live(
     t1: float,
     drift_sd: float,
     rows: FloatArray,
+    strength: FloatArray,
     x: FloatArray,
     y: FloatArray,
     at_knot: FloatArray,
@@ -443,6 +468,7 @@ def _move_live(
                 row, t1, drift_sd, x, y, at_knot, half_slope, extra
             )
             row[_STRENGTH] = trended + walk_sd * z[i]
+            strength[i] = row[_STRENGTH]
             row[_SINCE] = t1
             if row[_DEPARTURE] > t1:
                 still[m] = i
@@ -494,10 +520,16 @@ def _walk(
     walk_sd: FloatArray,
     z: FloatArray,
     rows: FloatArray,
+    strength: FloatArray,
 ) -> None:
-    """Add each mover's walk, ``walk_sd`` times a standard normal ``z``."""
+    """Add each mover's walk, ``walk_sd`` times a standard normal ``z``.
+
+    The new strength goes to the row and to ``strength``, the same values.
+    """
     for j in range(moving.shape[0]):
-        rows[moving[j], _STRENGTH] = trended[j] + walk_sd[j] * z[j]
+        p = moving[j]
+        rows[p, _STRENGTH] = trended[j] + walk_sd[j] * z[j]
+        strength[p] = rows[p, _STRENGTH]
 
 
 def _player_indices(players: ArrayLike, n_players: int) -> NDArray[np.intp]:

@@ -579,6 +579,25 @@ def test_is_rated_matches_the_published_ratings(name: str, sc: Scenario) -> None
 
 
 @pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(sc=scenarios())
+def test_rating_view_is_the_rating_read_only(name: str, sc: Scenario) -> None:
+    """``rating_view`` holds ``rating``'s values and cannot be written through."""
+    system = make_system(name)
+    state = new_state(system, sc)
+    for s in (state, system.rate(state, sc.games)):
+        view, copy = system.rating_view(s), system.rating(s)
+        np.testing.assert_array_equal(view, copy)
+        assert not view.flags.writeable
+        assert not np.shares_memory(view, copy)
+        with pytest.raises(ValueError, match="read-only"):
+            view[:1] = 0.0
+        # The state is unchanged, and a copy is still the caller's own.
+        copy[:] = -1.0
+        np.testing.assert_array_equal(system.rating_view(s), view)
+
+
+@pytest.mark.parametrize("name", NAMES)
 def test_empty_pool(name: str) -> None:
     """A pool of no players rates an empty batch and publishes an empty list."""
     system = make_system(name)

@@ -17,6 +17,7 @@ from small_pools import START, Z, arrays, pool, simple_config, simple_pool
 from simulator.world.population import (
     JUNIOR_AGE,
     PlayerKind,
+    Population,
     active,
     age,
     make_population,
@@ -288,3 +289,92 @@ def test_advance_refuses_going_back(rng: np.random.Generator) -> None:
         advance(pop, START + 9, rng)
     same = advance(pop, START + 10, rng)
     np.testing.assert_array_equal(same.true_strength, pop.true_strength)
+
+
+def _move_every_row(
+    pop_rows: np.ndarray, t1: float, z: np.ndarray, pop: Population
+) -> None:
+    """Reference: the pass over every drawn row that the pool's moves replace.
+
+    Written out from the docstring of :func:`advance` (the age curve's and the
+    walk's variance's integrals over the part of the step in the pool), with
+    no integral kept from a step to the next.
+    """
+    from simulator.world.strengths import _age_curve, _curve_integral, _extra_tables
+
+    config = pop.config
+    dev = config.development
+    curve = _age_curve(config.growth_ages, config.growth_rates)
+    nx, ny, n_at, n_half, lx, ly = _extra_tables(
+        dev.noise_ages, dev.noise_sds, dev.level_strengths, dev.level_rates
+    )
+    for i, row in enumerate(pop_rows):
+        # Columns: strength, its day, arrival, departure, birth, growth.
+        strength, since, arrival, departure, birth, growth = row
+        if arrival < t1 and departure > since:
+            lo = max(since, arrival)
+            hi = max(min(t1, departure), lo)
+            years = (hi - lo) / DAYS_PER_YEAR
+            age_lo, age_hi = (lo - birth) / DAYS_PER_YEAR, (hi - birth) / DAYS_PER_YEAR
+            trend = growth * (
+                _curve_integral(age_hi, *curve) - _curve_integral(age_lo, *curve)
+            )
+            if lx.size:
+                trend += np.interp(strength, lx, ly) * years
+            if nx.size:
+                var = _curve_integral(age_hi, nx, ny, n_at, n_half) - _curve_integral(
+                    age_lo, nx, ny, n_at, n_half
+                )
+                walk_sd = np.sqrt(max(var, 0.0))
+            else:
+                walk_sd = config.drift_sd * np.sqrt(years)
+            row[0] = (strength + trend) + walk_sd * z[i]
+        row[1] = t1
+
+
+def test_moving_everyone_moves_the_pool_as_every_row(seed: int) -> None:
+    """A move of everyone, over the players in the pool only, is the pass over all.
+
+    Strengths keeps the players in the pool (arrived, not gone) between moves;
+    steps that cross arrivals, departures and probes must give, bit for bit,
+    the strengths of a pass over every row with the same normals, and every
+    strength day on the day of the move.
+    """
+    pop = pool(np.random.default_rng(seed), 400, n_days=3 * 365, probe_levels=(1800.0,))
+    strengths = Strengths(pop)
+    rows = np.column_stack(
+        [
+            pop.true_strength,
+            pop.strength_day,
+            pop.arrival_day,
+            np.where(pop.probe, -np.inf, pop.departure_day),
+            pop.birth_day,
+            pop.growth,
+        ]
+    )
+    rng, twin = np.random.default_rng(seed), np.random.default_rng(seed)
+    days = [START + 3.0, START + 3.0, START + 50.5, START + 400.0, START + 1200.0]
+    for k, day in enumerate(days):
+        if k == 2:
+            # Some players read between the moves of everyone.
+            players = np.arange(0, pop.n_players, 5)
+            strengths.advance(day - 20.0, rng, players=players)
+            moved = advance(
+                dataclasses.replace(
+                    pop,
+                    true_strength=rows[:, 0].copy(),
+                    strength_day=rows[:, 1].copy(),
+                    day=float(rows[:, 1].max()),
+                ),
+                day - 20.0,
+                twin,
+                players=players,
+            )
+            rows[:, 0], rows[:, 1] = moved.true_strength, moved.strength_day
+        strengths.advance(day, rng)
+        _move_every_row(rows, day, twin.standard_normal(pop.n_players), pop)
+        now = strengths.population()
+        np.testing.assert_array_equal(now.true_strength, rows[:, 0])
+        np.testing.assert_array_equal(now.strength_day, rows[:, 1])
+    gone = pop.departure_day < days[-1]
+    assert gone.any() and (pop.arrival_day > START).any()
