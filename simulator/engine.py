@@ -111,6 +111,11 @@ class _World:
         self._strengths = Strengths(population)
         self._population: Population | None = population
         self._active: tuple[int, BoolArray] | None = None
+        self._present: tuple[int, IntArray] | None = None
+        # Drawn in order of arrival (the pool, then the newcomers), the
+        # players present on a day are among a prefix, read alone.
+        arrival = population.arrival_day
+        self._by_arrival = bool(np.all(arrival[1:] >= arrival[:-1]))
         self._truth: FloatArray | None = None
 
     def active(self, day: int) -> BoolArray:
@@ -120,10 +125,24 @@ class _World:
         players read it on the same day.
         """
         if self._active is None or self._active[0] != day:
-            mask = active(self.drawn, day)
+            if self._by_arrival:
+                arrival, departure = self.drawn.arrival_day, self.drawn.departure_day
+                arrived = int(np.searchsorted(arrival, day, side="right"))
+                mask = np.zeros(arrival.shape[0], dtype=bool)
+                np.less(day, departure[:arrived], out=mask[:arrived])
+            else:
+                mask = active(self.drawn, day)
             mask.flags.writeable = False
             self._active = (day, mask)
         return self._active[1]
+
+    def present(self, day: int) -> IntArray:
+        """The players in the pool on ``day``, in order (read-only)."""
+        if self._present is None or self._present[0] != day:
+            players = np.flatnonzero(self.active(day))
+            players.flags.writeable = False
+            self._present = (day, players)
+        return self._present[1]
 
     @property
     def population(self) -> Population:
@@ -334,13 +353,13 @@ class _Arena:
         # plays a game after leaving.
         longest = max(*sched.rounds, sched.round_robin_size)
         last_day = day + 6 + -(-longest // sched.rounds_per_day) - 1
-        present = (
-            self.in_arena
-            & world.active(day)
-            & (population.departure_day > last_day)
-            & (self.busy_until < day)
-        )
-        candidates = np.flatnonzero(present)
+        # Tested among the players in the pool only (in order, as a mask).
+        candidates = world.present(day)
+        candidates = candidates[
+            self.in_arena[candidates]
+            & (population.departure_day[candidates] > last_day)
+            & (self.busy_until[candidates] < day)
+        ]
         per_week = (
             population.activity[candidates]
             * sched.activity_scale

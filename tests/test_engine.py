@@ -582,3 +582,45 @@ def test_newcomers_followed_before_they_can_play_give_every_table(
         pd.testing.assert_frame_equal(
             getattr(windowed, name), getattr(every, name), check_exact=True
         )
+
+
+@pytest.mark.parametrize("order", ["drawn", "shuffled"])
+def test_world_reads_the_players_in_the_pool(order: str, seed: int) -> None:
+    """The world's mask and list of players present are :func:`active`'s.
+
+    Players drawn in order of arrival are read from a prefix; any other
+    order from every player.
+    """
+    from simulator.world.population import active, make_population
+    from simulator.world.population_config import PopulationConfig
+
+    rng = np.random.default_rng(seed)
+    pop = make_population(
+        PopulationConfig(n_players=300), rng, start_day=0, n_days=3 * 365
+    )
+    if order == "shuffled":
+        perm = rng.permutation(pop.n_players)
+        fields = {
+            f: getattr(pop, f)[perm]
+            for f in (
+                "true_strength",
+                "birth_day",
+                "birth_year",
+                "arrival_day",
+                "departure_day",
+                "activity",
+                "growth",
+                "kind",
+                "strength_day",
+                "federation",
+            )
+        }
+        pop = Population(config=pop.config, day=pop.day, **fields)
+    world = engine._World(pop)
+    assert world._by_arrival == (order == "drawn")
+    for day in (0, 0, 1, 200, 201, 700, 1095, 2000):
+        mask = world.active(day)
+        np.testing.assert_array_equal(mask, active(pop, day))
+        np.testing.assert_array_equal(world.present(day), np.flatnonzero(mask))
+        assert not mask.flags.writeable
+    assert active(pop, 1095).sum() != active(pop, 0).sum()

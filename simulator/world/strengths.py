@@ -266,6 +266,7 @@ class Strengths:
         # The last day everyone was moved to: the strength day of the
         # players a move of everyone skipped.
         self._everyone_day = -np.inf
+        self._z: FloatArray | None = None
 
     def advance(
         self,
@@ -296,7 +297,11 @@ class Strengths:
         if players is None:
             # A normal for everyone, drawn first (the stream does not depend
             # on who is in the pool): one pass over the pool does the rest.
-            z = rng.standard_normal(len(self._rows))
+            # (Into one buffer: a new array of every player's normal would
+            # cost a page fault per 512 of them, at every checkpoint.)
+            if self._z is None:
+                self._z = np.empty(len(self._rows))
+            z = rng.standard_normal(out=self._z)
             arrived = int(np.searchsorted(self._arrival_sorted, t1, side="left"))
             if arrived > self._n_admitted:
                 admitted = self._by_arrival[self._n_admitted : arrived]

@@ -344,7 +344,10 @@ def _rate_on_lists(
     # In hundredths: with the table every term is an integer, so the sum is exact.
     term = k * (100.0 * np.concatenate([s_r, 1.0 - s_r]) - pd)
     if rules.rounding == "period":
-        change = round_half_away(player_sum(p_r, term, n_players) / 100.0)
+        change = player_sum(p_r, term, n_players) / 100.0
+        # Rounded where a player played (elsewhere 0, which rounds to 0).
+        played = np.flatnonzero(n_rated)
+        change[played] = round_half_away(change[played])
     else:
         # Each (player, event) change is rounded on its own, then summed.
         e_r = event[rated]
