@@ -39,6 +39,7 @@ from simulator.evaluation.results import ReplicateResult
 from simulator.systems import RatingSystem
 from simulator.systems._common import FloatArray, Games, IntArray, day_of
 from simulator.world.events import draw_rounds, form_events
+from simulator.world.live import LiveWorld
 from simulator.world.outcomes import OutcomeModel
 from simulator.world.pairing import (
     Round,
@@ -51,11 +52,10 @@ from simulator.world.pairing.swiss_events import SwissEvents
 from simulator.world.population import (
     PlayerKind,
     Population,
-    active,
     age,
     make_population,
 )
-from simulator.world.strengths import DAYS_PER_YEAR, Strengths
+from simulator.world.strengths import DAYS_PER_YEAR
 
 __all__ = ["run_replicate"]
 
@@ -86,92 +86,6 @@ class _Rated:
     close: int | None
     closing_days: int
     pending: list[tuple[int, Games]] = field(default_factory=list)
-
-
-class _World:
-    """The run's population, each player moved on only when their strength is read.
-
-    A day's games involve a few of the players drawn for the whole horizon;
-    moving just them (and everyone at a checkpoint) gives the same strengths,
-    in distribution, as moving everyone every day (``population.advance``:
-    the steps add up), for a fraction of the work. The strengths move in place
-    (:class:`Strengths`); a :class:`Population` of them is made when asked for.
-
-    Attributes
-    ----------
-    drawn : Population
-        The players as drawn: every field but the true strengths (and their
-        day) is theirs for the whole run, so a reader of those fields alone
-        (activity, arrival, departure) reads them here, not from a
-        :attr:`population` rebuilt after the strengths moved.
-    """
-
-    def __init__(self, population: Population) -> None:
-        self.drawn = population
-        self._strengths = Strengths(population)
-        self._population: Population | None = population
-        self._active: tuple[int, BoolArray] | None = None
-        self._present: tuple[int, IntArray] | None = None
-        # Drawn in order of arrival (the pool, then the newcomers), the
-        # players present on a day are among a prefix, read alone.
-        arrival = population.arrival_day
-        self._by_arrival = bool(np.all(arrival[1:] >= arrival[:-1]))
-        self._truth: FloatArray | None = None
-
-    def active(self, day: int) -> BoolArray:
-        """Mask of the players in the pool on ``day`` (:func:`active`), read-only.
-
-        Kept for the day: the events, every arena's checkpoint and recent
-        players read it on the same day.
-        """
-        if self._active is None or self._active[0] != day:
-            if self._by_arrival:
-                arrival, departure = self.drawn.arrival_day, self.drawn.departure_day
-                arrived = int(np.searchsorted(arrival, day, side="right"))
-                mask = np.zeros(arrival.shape[0], dtype=bool)
-                np.less(day, departure[:arrived], out=mask[:arrived])
-            else:
-                mask = active(self.drawn, day)
-            mask.flags.writeable = False
-            self._active = (day, mask)
-        return self._active[1]
-
-    def present(self, day: int) -> IntArray:
-        """The players in the pool on ``day``, in order (read-only)."""
-        if self._present is None or self._present[0] != day:
-            players = np.flatnonzero(self.active(day))
-            players.flags.writeable = False
-            self._present = (day, players)
-        return self._present[1]
-
-    @property
-    def population(self) -> Population:
-        """The players, with the true strengths as moved so far."""
-        if self._population is None:
-            self._population = self._strengths.population()
-        return self._population
-
-    @property
-    def true_strength(self) -> FloatArray:
-        """Everyone's true strength as moved so far (read-only)."""
-        if self._population is not None:
-            return self._population.true_strength
-        if self._truth is None:
-            self._truth = self._strengths.true_strength()
-        return self._truth
-
-    def strength(
-        self, players: IntArray, day: int, rng: np.random.Generator
-    ) -> FloatArray:
-        """True strengths of ``players`` (distinct) on ``day``."""
-        self._strengths.advance(day, rng, players=players)
-        self._population = self._truth = None
-        return self._strengths.read(players)
-
-    def advance_all(self, day: int, rng: np.random.Generator) -> None:
-        """Move everyone on to ``day``."""
-        self._strengths.advance(day, rng)
-        self._population = self._truth = None
 
 
 def _seed_states(
@@ -334,7 +248,7 @@ class _Arena:
     # --- ratings used for pairing --------------------------------------------
 
     def pairing_rating(
-        self, world: _World, players: IntArray, day: int, rng: np.random.Generator
+        self, world: LiveWorld, players: IntArray, day: int, rng: np.random.Generator
     ) -> FloatArray:
         """The arena's designated rating of ``players`` (NaN = unrated)."""
         if self.pairing_index is None:
@@ -344,7 +258,9 @@ class _Arena:
 
     # --- the schedule ----------------------------------------------------------
 
-    def start_events(self, world: _World, day: int, rng: np.random.Generator) -> None:
+    def start_events(
+        self, world: LiveWorld, day: int, rng: np.random.Generator
+    ) -> None:
         """Once a week: players enter OTB events by their activity."""
         population = world.drawn
         sched = self.schedule
@@ -414,7 +330,7 @@ class _Arena:
         self.busy_until[players] = start + days - 1
         self.events.append(event)
 
-    def play_day(self, world: _World, day: int, rng: np.random.Generator) -> None:
+    def play_day(self, world: LiveWorld, day: int, rng: np.random.Generator) -> None:
         """Play every round the schedule has on ``day``."""
         kind = self.schedule.kind
         if kind == "swiss":
@@ -427,7 +343,7 @@ class _Arena:
             self._play_pool_day(world, day, rng)
 
     def _play_otb_round(
-        self, world: _World, day: int, rng: np.random.Generator
+        self, world: LiveWorld, day: int, rng: np.random.Generator
     ) -> None:
         todays = [e for e in self.events if e.start <= day and e.played < e.n_rounds]
         if not todays:
@@ -530,7 +446,9 @@ class _Arena:
         oldest = min((e.start for e in self.events), default=day + 1)
         self.otb_rounds = [(d, g) for d, g in self.otb_rounds if d >= oldest]
 
-    def _play_pool_day(self, world: _World, day: int, rng: np.random.Generator) -> None:
+    def _play_pool_day(
+        self, world: LiveWorld, day: int, rng: np.random.Generator
+    ) -> None:
         population = world.drawn
         sched = self.schedule
         present = np.flatnonzero(self.in_arena & world.active(day))
@@ -568,7 +486,7 @@ class _Arena:
 
     def _play(
         self,
-        world: _World,
+        world: LiveWorld,
         white: IntArray,
         black: IntArray,
         today: int,
@@ -651,7 +569,7 @@ class _Arena:
                 )
                 rated.close = rated.system.next_close(rated.close)
 
-    def recent(self, world: _World, day: int) -> BoolArray:
+    def recent(self, world: LiveWorld, day: int) -> BoolArray:
         """Players present who played here within :data:`ACTIVE_DAYS`."""
         present = self.in_arena & world.active(day)
         return present & (day - self.last_game <= ACTIVE_DAYS)
@@ -669,7 +587,7 @@ class _Arena:
             return strength
         return strength + (self.offset if players is None else self.offset[players])
 
-    def checkpoint(self, world: _World, day: int) -> None:
+    def checkpoint(self, world: LiveWorld, day: int) -> None:
         """Hand the recorder every system's published ratings."""
         present = self.in_arena & world.active(day)
         truth = self.truth(world.true_strength)
@@ -768,7 +686,7 @@ def run_replicate(
     checkpoints = set(checkpoint_offsets(config))
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
     arenas = _build_arenas(config, population, start, rng)
-    world = _World(population)
+    world = LiveWorld(population)
     for i in range(n_days):
         day = start + i
         for arena in arenas:

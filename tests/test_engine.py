@@ -616,7 +616,7 @@ def test_world_reads_the_players_in_the_pool(order: str, seed: int) -> None:
             )
         }
         pop = Population(config=pop.config, day=pop.day, **fields)
-    world = engine._World(pop)
+    world = engine.LiveWorld(pop)
     assert world._by_arrival == (order == "drawn")
     for day in (0, 0, 1, 200, 201, 700, 1095, 2000):
         mask = world.active(day)

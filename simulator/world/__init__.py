@@ -6,6 +6,8 @@
   arrivals and departures;
 - :mod:`~simulator.world.strengths`: their true strengths over time (the age
   curve and the random walk);
+- :mod:`~simulator.world.live`: the players of a run as the engine reads
+  them day by day (who is in the pool, strengths moved when read);
 - :mod:`~simulator.world.outcomes`: the truth's expected-score curve and its
   draws;
 - :mod:`~simulator.world.pairing`: Swiss events, round robins, the online pool

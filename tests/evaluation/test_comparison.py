@@ -299,13 +299,13 @@ def test_run_compares_players_active_in_both_arenas(
 
     worlds: list[Any] = []
 
-    class World(engine._World):
+    class World(engine.LiveWorld):
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             worlds.append(self)
 
     monkeypatch.setattr(engine, "_Arena", Arena)
-    monkeypatch.setattr(engine, "_World", World)
+    monkeypatch.setattr(engine, "LiveWorld", World)
     monkeypatch.setattr(engine, "compare_ratings", spy)
     config = parse_config(TWO_ARENAS)
     result = run_replicate(config, np.random.default_rng(seed))
