@@ -886,9 +886,13 @@ def _child_main(spec: dict[str, Any]) -> None:
     # Not under the profiler, whose listing the wrappers would clutter.
     arena = None if spec.get("profile") else getattr(engine, "_Arena", None)
     if arena is not None:
-        timed(Strengths, "advance", "population.advance (per day, all players)")
-        timed(arena, "start_events", "start_events (weekly, all players)")
-        timed(arena, "checkpoint", "checkpoint metrics (weekly, all players)")
+        timed(
+            Strengths,
+            "advance",
+            "true strengths moved (a round's players; the pool at checkpoints)",
+        )
+        timed(arena, "start_events", "start_events (weekly, the players present)")
+        timed(arena, "checkpoint", "checkpoint metrics (weekly)")
         timed(arena, "close_periods", "period systems: close_periods")
         timed(arena, "_play_otb_round", "OTB rounds (pairing + _play)")
         timed(arena, "_play", "_play: outcomes, predictions, per-game systems")
@@ -1012,9 +1016,9 @@ def _horizon_for(target_games: float, n_players: int, games_per_side: float) -> 
 FULL_YEARS = 9.0
 
 _PER_PLAYER_PARTS = (
-    "population.advance (per day, all players)",
-    "start_events (weekly, all players)",
-    "checkpoint metrics (weekly, all players)",
+    "true strengths moved (a round's players; the pool at checkpoints)",
+    "start_events (weekly, the players present)",
+    "checkpoint metrics (weekly)",
 )
 
 
@@ -1071,8 +1075,10 @@ def end_to_end(quick: bool, horizon: float | None, big_days: int | None) -> Outc
     parts = res["parts"]
     t_player = sum(parts.get(k, 0.0) for k in _PER_PLAYER_PARTS)
     t_games = max(seconds - t_player, 0.0)
-    # Per-game work scales with the games; per-day work over all players with
-    # days x players (the population is drawn for the whole horizon up front).
+    # Per-game work scales with the games; the per-day and per-week work over
+    # the players at most with days x players drawn (the population is drawn
+    # for the whole horizon up front; most of it now runs over the pool, so
+    # the estimate errs high).
     scale_players = (full_days * full_players) / (res["days"] * res["n_total"])
     extrapolated = t_games * full_games / games + t_player * scale_players
     measured_full = years >= full_years * 0.95
@@ -1117,7 +1123,7 @@ def end_to_end(quick: bool, horizon: float | None, big_days: int | None) -> Outc
         "| --- | ---: | ---: | --- |",
     ]
     for key, value in sorted(parts.items(), key=lambda kv: -kv[1]):
-        scale = "days x players" if key in _PER_PLAYER_PARTS else "games"
+        scale = "days x players, at most" if key in _PER_PLAYER_PARTS else "games"
         breakdown.append(f"| {key} | {value:,.1f} | {value / seconds:.0%} | {scale} |")
     out.sections.append(
         (
@@ -1133,8 +1139,8 @@ def end_to_end(quick: bool, horizon: float | None, big_days: int | None) -> Outc
                 f"with that many games is {full_years:.2f} years (the "
                 f"population's nominal activity scaled by the measured "
                 f"{per_side:.3f} games per nominal player-game), {full_players:,} "
-                f"players drawn. Work over all players each day "
-                f"({t_player:,.1f} s) is scaled by days x players "
+                f"players drawn. Work over the players each day or week "
+                f"({t_player:,.1f} s) is scaled by days x players drawn "
                 f"({scale_players:.1f}x), the rest ({t_games:,.1f} s) by games "
                 f"({full_games / games:.1f}x): {extrapolated:,.0f} s, an "
                 f"estimate (not measured, not judged against the target). "
