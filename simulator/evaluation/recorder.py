@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 from numpy.typing import ArrayLike, NDArray
 
-from simulator._types import BoolArray, FloatArray, IntArray
+from simulator._types import BoolArray, FloatArray, IntArray, read_only_view
 from simulator._validate import check_interval
 from simulator.evaluation.accuracy import (
     accuracy,
@@ -382,7 +382,9 @@ class Recorder:
                 f"{self._last_day!r}."
             )
         self._check_keys(ratings, "ratings")
-        true = _float_vector(true_strength, "true_strength", n)
+        # Read-only, as the engine's are, so that every caller reaches the
+        # same compiled loops (a writeable array is another type for numba).
+        true = read_only_view(_float_vector(true_strength, "true_strength", n))
         act = _bool_vector(active, "active", n)
         new = _bool_vector(newcomer, "newcomer", n)
         coh = _bool_vector(cohort, "cohort", n)
@@ -410,7 +412,7 @@ class Recorder:
         sel_work = np.empty(candidates.size, dtype=np.intp)
         work = np.empty((4, candidates.size))
         all_ratings = [
-            _float_vector(ratings[name], f"ratings[{name!r}]", n)
+            read_only_view(_float_vector(ratings[name], f"ratings[{name!r}]", n))
             for name in self.systems
         ]
         followed = self._follow.select(newcomers, gp, true, all_ratings)

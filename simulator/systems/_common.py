@@ -15,7 +15,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from simulator._jit import jit
-from simulator._types import BoolArray, FloatArray, IntArray
+from simulator._types import BoolArray, FloatArray, IntArray, read_only_view
 from simulator._validate import check_choice, check_interval
 from simulator.systems.games import Games
 from simulator.systems.tables import dp_from_p
@@ -162,13 +162,6 @@ def check_players_count(n_players: object) -> None:
 
 
 _Array = TypeVar("_Array", bound="np.ndarray[Any, Any]")
-
-
-def read_only_view(array: _Array) -> _Array:
-    """A view of ``array`` that cannot be written through (``array`` unchanged)."""
-    view = array.view()
-    view.flags.writeable = False
-    return view
 
 
 def reusable(array: _Array, overwrite: bool) -> _Array:

@@ -218,7 +218,9 @@ class SwissEvents:
         """
         n_games = np.asarray(n_games, dtype=np.intp)
         n_byes = np.asarray(n_byes, dtype=np.intp)
-        score = np.asarray(score, dtype=np.float64)
+        # A writeable copy, as record_swiss_rounds passes: a read-only array
+        # (the games' own) would make numba compile the pass a second time.
+        score = np.array(score, dtype=np.float64)
         named = np.concatenate([white, black, bye])
         ok = (
             named.dtype.kind in "iu"
