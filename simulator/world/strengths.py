@@ -205,12 +205,12 @@ def advance(
     return strengths.population()
 
 
-#: The columns of a row of :class:`Strengths`: the strength, its day, the
+#: The columns of a row of :class:`Strengths`: the day of the strength, the
 #: fixed fields a move reads, and the age curve's and the walk's variance's
 #: integrals at the age of a day (NaN: none yet), which the next move starts
 #: from (a step's integral at its end is the next step's at its start).
-_STRENGTH, _SINCE, _ARRIVAL, _DEPARTURE, _BIRTH, _GROWTH = range(6)
-_KNOWN_DAY, _CURVE_AT, _NOISE_AT = range(6, 9)
+_SINCE, _ARRIVAL, _DEPARTURE, _BIRTH, _GROWTH = range(5)
+_KNOWN_DAY, _CURVE_AT, _NOISE_AT = range(5, 8)
 
 
 class Strengths:
@@ -220,9 +220,11 @@ class Strengths:
     reads some players' strengths at a time (the engine: each round's
     players) moves them here instead, at a cost that grows with the players
     moved, not with the population; the draws and the strengths are those of
-    :func:`advance`. Each player's row holds what moving them reads (strength,
-    its day, arrival, departure, birth day, growth), so that a player costs
-    one or two cache lines rather than one per array.
+    :func:`advance`. Each player's row holds what moving them reads besides
+    the strength (its day, arrival, departure, birth day, growth, the
+    integrals the next step starts from), so that a player costs one or two
+    cache lines rather than one per array; the strengths are one array of
+    their own, which a checkpoint reads whole.
 
     Parameters
     ----------
@@ -240,7 +242,6 @@ class Strengths:
         self.day = population.day
         self._rows = np.column_stack(
             [
-                population.true_strength,
                 population.strength_day,
                 population.arrival_day,
                 # Probes keep their known strength: as if they had left.
@@ -252,7 +253,8 @@ class Strengths:
                 np.zeros(population.n_players),
             ]
         )
-        # The strengths again, in one array: read whole at every checkpoint.
+        # The strengths in an array of their own: read whole at every
+        # checkpoint, and by the rows' index when a player moves.
         self._strength = population.true_strength.copy()
         # Moving everyone moves only the players in the pool (the others'
         # moves are exactly zero): those who have arrived, taken in order of
@@ -321,10 +323,10 @@ class Strengths:
         else:
             # The normals of the players who move, known once the trends are.
             moving, trended, walk_sd = _trend_players(
-                players, t1, config.drift_sd, self._rows, *curve, extra
+                players, t1, config.drift_sd, self._rows, self._strength, *curve, extra
             )
             z = rng.standard_normal(len(moving))
-            _walk(moving, trended, walk_sd, z, self._rows, self._strength)
+            _walk(moving, trended, walk_sd, z, self._strength)
         self.day = max(self.day, t1)
 
     def read(self, players: NDArray[np.intp]) -> FloatArray:
@@ -389,6 +391,7 @@ def _interp_one(value: float, xp: FloatArray, fp: FloatArray) -> float:
 @jit
 def _trend(
     row: FloatArray,
+    strength: float,
     t1: float,
     drift_sd: float,
     x: FloatArray,
@@ -401,7 +404,8 @@ def _trend(
 ) -> tuple[float, float]:
     """A player's strength moved along the age curve to ``t1``, and walk SD.
 
-    ``row`` is the player's row of :class:`Strengths`; ``extra`` the tables
+    ``row`` is the player's row of :class:`Strengths`, ``strength`` their
+    strength on the row's day; ``extra`` the tables
     of :func:`_extra_tables` (empty: the age curve and ``drift_sd`` alone).
     Notes in the row the integrals at the step's end, where the player's next
     step starts: one integral of each kind per step instead of two.
@@ -427,12 +431,12 @@ def _trend(
     trend = row[_GROWTH] * (curve_hi - curve_lo)
     if lx.shape[0] > 0:
         # Drift by level, at the strength the step starts from.
-        trend += _interp_one(row[_STRENGTH], lx, ly) * years
+        trend += _interp_one(strength, lx, ly) * years
     if with_noise:
         # The walk's variance: its rate by age integrated over the step.
         var = noise_hi - noise_lo
-        return float(row[_STRENGTH] + trend), float(np.sqrt(max(var, 0.0)))
-    return float(row[_STRENGTH] + trend), float(drift_sd * np.sqrt(years))
+        return float(strength + trend), float(np.sqrt(max(var, 0.0)))
+    return float(strength + trend), float(drift_sd * np.sqrt(years))
 
 
 # Only players in the pool for part of their step move: those who arrive
@@ -470,10 +474,9 @@ def _move_live(
         row = rows[i]
         if row[_DEPARTURE] > row[_SINCE]:
             trended, walk_sd = _trend(
-                row, t1, drift_sd, x, y, at_knot, half_slope, extra
+                row, strength[i], t1, drift_sd, x, y, at_knot, half_slope, extra
             )
-            row[_STRENGTH] = trended + walk_sd * z[i]
-            strength[i] = row[_STRENGTH]
+            strength[i] = trended + walk_sd * z[i]
             row[_SINCE] = t1
             if row[_DEPARTURE] > t1:
                 still[m] = i
@@ -487,6 +490,7 @@ def _trend_players(
     t1: float,
     drift_sd: float,
     rows: FloatArray,
+    strength: FloatArray,
     x: FloatArray,
     y: FloatArray,
     at_knot: FloatArray,
@@ -511,7 +515,7 @@ def _trend_players(
         if row[_ARRIVAL] < t1 and row[_DEPARTURE] > row[_SINCE] and row[_SINCE] < t1:
             moving[m] = i
             trended[m], walk_sd[m] = _trend(
-                row, t1, drift_sd, x, y, at_knot, half_slope, extra
+                row, strength[i], t1, drift_sd, x, y, at_knot, half_slope, extra
             )
             m += 1
         row[_SINCE] = t1
@@ -524,17 +528,11 @@ def _walk(
     trended: FloatArray,
     walk_sd: FloatArray,
     z: FloatArray,
-    rows: FloatArray,
     strength: FloatArray,
 ) -> None:
-    """Add each mover's walk, ``walk_sd`` times a standard normal ``z``.
-
-    The new strength goes to the row and to ``strength``, the same values.
-    """
+    """Add each mover's walk, ``walk_sd`` times a standard normal ``z``."""
     for j in range(moving.shape[0]):
-        p = moving[j]
-        rows[p, _STRENGTH] = trended[j] + walk_sd[j] * z[j]
-        strength[p] = rows[p, _STRENGTH]
+        strength[moving[j]] = trended[j] + walk_sd[j] * z[j]
 
 
 def _player_indices(players: ArrayLike, n_players: int) -> NDArray[np.intp]:
