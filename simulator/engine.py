@@ -571,7 +571,10 @@ class _Arena:
 
     def recent(self, world: LiveWorld, day: int) -> BoolArray:
         """Players present who played here within :data:`ACTIVE_DAYS`."""
-        present = self.in_arena & world.active(day)
+        return self._recent_among(self.in_arena & world.active(day), day)
+
+    def _recent_among(self, present: BoolArray, day: int) -> BoolArray:
+        """Those of ``present`` (a mask) who played here within ACTIVE_DAYS."""
         return present & (day - self.last_game <= ACTIVE_DAYS)
 
     def published(self, label: str) -> FloatArray:
@@ -591,7 +594,7 @@ class _Arena:
         """Hand the recorder every system's published ratings."""
         present = self.in_arena & world.active(day)
         truth = self.truth(world.true_strength)
-        recent = present & (day - self.last_game <= ACTIVE_DAYS)
+        recent = self._recent_among(present, day)
         # Read, not kept: views of the states, not copies of every list.
         ratings = {r.label: r.system.rating_view(r.state) for r in self.rated}
         if self.history is not None:
