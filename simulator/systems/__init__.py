@@ -60,6 +60,18 @@ class RatingSystem(Protocol):
     bit those of the calls round by round. The walk-forward replay uses it
     where it exists (Elo, Lichess, Glicko in per-game mode), and the calls
     round by round elsewhere.
+
+    A system may also offer ``grow(state, n_players, **kwargs) -> state``:
+    the state with players appended up to ``n_players``, each holding what
+    the state's last player holds, who must be one who never played (a
+    player yet to arrive); keyword arrays as :meth:`new_state`'s, one entry
+    per player of the grown state. Rating a grown state gives, for every
+    player, what rating the state made at full size from the start gives,
+    bit for bit. The engine grows a period system's state as players
+    arrive, so that a close costs the players arrived, not every player
+    drawn for the run (docs/design.md, "Period states grow with the pool");
+    without ``grow`` a state is made at full size. Every built-in system
+    has it.
     """
 
     @property

@@ -8,6 +8,7 @@ re-exported here.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable
 from typing import Any, TypeVar
 
@@ -226,6 +227,46 @@ _Tuple = TypeVar("_Tuple", bound=tuple[Any, ...])
 def reusable_state(state: _Tuple, overwrite: bool) -> _Tuple:
     """A state (a NamedTuple of per-player arrays) with :func:`reusable` arrays."""
     return type(state)(*(reusable(a, overwrite) for a in state))
+
+
+def grown_size(owner: str, size: int, n_players: object) -> int:
+    """Check a ``grow`` to ``n_players`` from a state of ``size`` players.
+
+    Returns ``n_players`` as an int; ValueError (naming ``owner``) if the
+    state has no player to copy or ``n_players`` is smaller than ``size``.
+    """
+    check_players_count(n_players)
+    n: int = operator.index(n_players)  # type: ignore[arg-type]
+    if size == 0:
+        raise ValueError(
+            f"{owner}.grow copies the state's last player; the state has none."
+        )
+    if n < size:
+        raise ValueError(
+            f"{owner}.grow: n_players ({n}) must be at least the state's "
+            f"{size} players."
+        )
+    return n
+
+
+def grow_state(state: _Tuple, n_players: int, owner: str) -> _Tuple:
+    """``state`` (a NamedTuple of per-player arrays) grown to ``n_players``.
+
+    The players appended are copies of the last one. For the ``grow`` of the
+    systems whose state is one value per player and field, with no field
+    that depends on the player (``RatingSystem``, docs/design.md, "Period
+    states grow with the pool"): a player who never played holds what any
+    other such player holds.
+    """
+    size = state[0].shape[0]
+    n = grown_size(owner, size, n_players)
+    out = []
+    for a in state:
+        grown = np.empty(n, dtype=a.dtype)
+        grown[:size] = a
+        grown[size:] = a[size - 1]
+        out.append(grown)
+    return type(state)(*out)
 
 
 @jit

@@ -21,6 +21,7 @@ from simulator.systems._common import (
     Games,
     IntArray,
     check_interval,
+    grow_state,
     initial_values,
     read_only_view,
     reusable,
@@ -188,6 +189,13 @@ class Elo:
     def rating_view(self, state: EloState) -> FloatArray:
         """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
         return read_only_view(state.rating)
+
+    def grow(self, state: EloState, n_players: int, **_: object) -> EloState:
+        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+
+        Each a copy of the last player, who must be one who never played.
+        """
+        return grow_state(state, n_players, "Elo")
 
 
 @jit

@@ -31,6 +31,7 @@ from simulator.systems._common import (
     check_interval,
     check_lengths,
     check_new_player,
+    grow_state,
     initial_values,
     list_day_after,
     read_only_view,
@@ -739,6 +740,13 @@ class Glicko2:
     def rating_view(self, state: Glicko2State) -> FloatArray:
         """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
         return read_only_view(state.rating)
+
+    def grow(self, state: Glicko2State, n_players: int, **_: object) -> Glicko2State:
+        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+
+        Each a copy of the last player, who must be one who never played.
+        """
+        return grow_state(state, n_players, "Glicko2")
 
 
 def _game_sums(state: Glicko2State, games: Games) -> Glicko2Sums:

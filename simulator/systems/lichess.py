@@ -66,6 +66,7 @@ from simulator.systems._common import (
     check_new_player,
     days_since_last,
     gather,
+    grow_state,
     initial_values,
     predict_and_rate_games,
     rate_games,
@@ -728,3 +729,10 @@ class Lichess:
     def rating_view(self, state: LichessState) -> FloatArray:
         """:meth:`rating` as a read-only view (``RatingSystem.rating_view``)."""
         return read_only_view(state.rating)
+
+    def grow(self, state: LichessState, n_players: int, **_: object) -> LichessState:
+        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+
+        Each a copy of the last player, who must be one who never played.
+        """
+        return grow_state(state, n_players, "Lichess")

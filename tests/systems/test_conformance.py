@@ -610,3 +610,65 @@ def test_idle_players_keep_rating(name: str, sc: Scenario) -> None:
     after = system.rating(system.rate(state, sc.games))
     keep = idle(sc.n_players, sc.games)
     np.testing.assert_array_equal(after[keep], before[keep])
+
+
+def shifted(games: Games, days: float) -> Games:
+    """``games`` moved ``days`` later (their events' starts too)."""
+    return Games(
+        games.white,
+        games.black,
+        games.score,
+        None if games.day is None else games.day + days,
+        games.event,
+        None if games.event_start is None else games.event_start + days,
+    )
+
+
+@pytest.mark.parametrize("name", NAMES)
+@SETTINGS
+@given(data=st.data())
+def test_a_grown_state_rates_as_the_full_one(name: str, data: st.DataObject) -> None:
+    """``grow`` then rate: bit for bit the state made at full size from the start.
+
+    A pool, then ``k`` players yet to arrive (alike but for their birth
+    years: unrated, or rated with G games, as the state's last player). One
+    period among the pool, held with one of them; grown to all; a second
+    period among everyone. Every field of the two states agrees.
+    """
+    system = make_system(name)
+    sc = data.draw(scenarios())
+    n, k = sc.n_players, data.draw(st.integers(1, 4))
+    newcomer_rating = data.draw(st.sampled_from([np.nan, 1650.0, 2450.0]))
+    newcomer_games = data.draw(st.integers(0, 60))
+    rating = np.concatenate([sc.rating, np.full(k, newcomer_rating)])
+    rd = np.concatenate([sc.rd, np.full(k, 350.0)])
+    n_games = np.concatenate([sc.n_games, np.full(k, newcomer_games)])
+    years = st.one_of(st.just(np.nan), st.integers(1950, 2016).map(float))
+    birth_year = np.array(data.draw(st.lists(years, min_size=n + k, max_size=n + k)))
+
+    def made(size: int) -> Any:
+        return system.new_state(
+            size,
+            rating=rating[:size],
+            rd=rd[:size],
+            n_games=n_games[:size],
+            birth_year=birth_year[:size],
+            day=START,
+        )
+
+    full, held = made(n + k), made(n + 1)
+    full, held = system.rate(full, sc.games), system.rate(held, sc.games)
+    grown = system.grow(held, n + k, birth_year=birth_year)  # type: ignore[attr-defined]
+    later = shifted(data.draw(batches(list(range(n + k)))), 31.0)
+    assert_same(system.rate(full, later), system.rate(grown, later))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_grow_refuses_to_shrink_or_copy_no_one(name: str) -> None:
+    """``grow`` names the sizes when asked to shrink, and needs a player to copy."""
+    system = make_system(name)
+    state = system.new_state(3, day=START)
+    with pytest.raises(ValueError, match=r"n_players \(2\) must be at least .* 3"):
+        system.grow(state, 2)  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="has none"):
+        system.grow(system.new_state(0, day=START), 2)  # type: ignore[attr-defined]

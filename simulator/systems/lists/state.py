@@ -12,9 +12,9 @@ table 8.1.2 or the formula, with the 400-point cap of FIDE 8.3.1
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -24,6 +24,7 @@ from simulator.systems._common import (
     FloatArray,
     IntArray,
     check_players_count,
+    grown_size,
     list_day_on,
     year_of,
 )
@@ -39,6 +40,7 @@ __all__ = [
     "PoolFilter",
     "apply_700_rule",
     "expected_hundredths",
+    "grow_list_state",
     "new_list_state",
     "period_k",
     "rules_expected",
@@ -243,6 +245,73 @@ def new_list_state(
         Pool.empty(),
     )
     return state._replace(list_k=period_k(rules, r, state)[None, :])
+
+
+def grow_list_state(
+    rules: Sequence[ListRules],
+    state: ListState,
+    n_players: int,
+    birth_year: ArrayLike | None = None,
+) -> ListState:
+    """``state`` with players appended up to ``n_players``: the lists' ``grow``.
+
+    Each new player holds what the state's last player holds on every kept
+    list (rating, G, the 2400 and 2300 flags, the first event of the
+    unrated spell), which is what any player who never played holds; the
+    last player must be one. The new players' birth years are
+    ``birth_year[size:]`` (one entry per player of the grown state; NaN, an
+    adult, if absent), and their K on each kept list is :func:`period_k`
+    by that list's ``rules`` (one per kept list, oldest first), as its close
+    computed it (0 when unrated, as a newcomer is). The pool is unchanged:
+    it holds no row of a player who never played.
+    """
+    size = state.n_games.shape[0]
+    owner = rules[-1].owner
+    if len(rules) != state.list_day.size:
+        raise ValueError(
+            f"{owner}.grow: one ListRules per kept list ({state.list_day.size}); "
+            f"got {len(rules)}."
+        )
+    n = grown_size(owner, size, n_players)
+    by = np.full(n, np.nan)
+    by[:size] = state.birth_year
+    if birth_year is not None:
+        given = np.asarray(birth_year, dtype=np.float64)
+        if given.shape != (n,):
+            raise ValueError(
+                f"{owner}.grow: 'birth_year' must have one entry per player "
+                f"({n}); got shape {given.shape}."
+            )
+        by[size:] = given[size:]
+
+    def column(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
+        out = np.empty((*a.shape[:-1], n), dtype=a.dtype)
+        out[..., :size] = a
+        out[..., size:] = a[..., size - 1 : size]
+        return out
+
+    grown = state._replace(
+        list_rating=column(state.list_rating),
+        n_games=column(state.n_games),
+        ever_2400=column(state.ever_2400),
+        ever_2300=column(state.ever_2300),
+        birth_year=by,
+        first_event_done=column(state.first_event_done),
+    )
+    list_k = column(state.list_k)
+    new = slice(size, n)
+    for j in range(state.list_day.size):
+        # K on list j, for the new players alone, as that list's close
+        # computed it (their G and flags never changed).
+        like = grown._replace(
+            list_day=state.list_day[: j + 1],
+            n_games=grown.n_games[new],
+            ever_2400=grown.ever_2400[new],
+            ever_2300=grown.ever_2300[new],
+            birth_year=by[new],
+        )
+        list_k[j, new] = period_k(rules[j], grown.list_rating[j, new], like)
+    return grown._replace(list_k=list_k)
 
 
 def expected_hundredths(

@@ -24,6 +24,7 @@ from simulator.systems.lists.period import rate_list_period
 from simulator.systems.lists.state import (
     ListRules,
     ListState,
+    grow_list_state,
     new_list_state,
     rules_expected,
 )
@@ -83,6 +84,23 @@ class ListSystem:
             rating=rating,
             n_games=n_games,
         )
+
+    def grow(
+        self,
+        state: ListState,
+        n_players: int,
+        *,
+        birth_year: ArrayLike | None = None,
+        **_: object,
+    ) -> ListState:
+        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+
+        Each holds what the last player holds (who must never have played);
+        ``birth_year`` as in :meth:`new_state`, one entry per player of the
+        grown state (:func:`~simulator.systems.lists.state.grow_list_state`).
+        """
+        rules = [self.rules] * state.list_day.size
+        return grow_list_state(rules, state, n_players, birth_year)
 
     def next_close(self, day: float) -> int:
         """The date of the next list after ``day``: the current period's close."""

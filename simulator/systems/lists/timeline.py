@@ -47,7 +47,7 @@ from simulator.systems._common import FloatArray, Games, day_of, round_half_up
 from simulator.systems.classic import Classic
 from simulator.systems.fide import FLOOR, Fide
 from simulator.systems.lists.new_players import NEW_PLAYER_PREDICTIONS
-from simulator.systems.lists.state import ListState, period_k
+from simulator.systems.lists.state import ListState, grow_list_state, period_k
 from simulator.systems.lists.system import ListSystem
 
 __all__ = ["COMPRESSION_TOP", "FideHistory", "compress_2024"]
@@ -229,6 +229,22 @@ class FideHistory:
         return system.new_state(
             n_players, day=day, birth_year=birth_year, rating=rating, n_games=n_games
         )
+
+    def grow(
+        self,
+        state: ListState,
+        n_players: int,
+        *,
+        birth_year: ArrayLike | None = None,
+        **_: object,
+    ) -> ListState:
+        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+
+        As the lists' (:func:`~simulator.systems.lists.state.grow_list_state`),
+        K on each kept list by the rules of the era that published it.
+        """
+        rules = [self.era(float(d)).rules for d in state.list_day]
+        return grow_list_state(rules, state, n_players, birth_year)
 
     def next_close(self, day: float) -> int:
         """The next list after ``day``: its era's calendar, or the next switch."""
