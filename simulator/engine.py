@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -36,8 +36,8 @@ from simulator.evaluation.comparison import compare_ratings
 from simulator.evaluation.histories import HistoryRecorder
 from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.results import ReplicateResult
-from simulator.systems import RatingSystem
 from simulator.systems._common import FloatArray, Games, IntArray, day_of
+from simulator.systems.running import RunningSystem
 from simulator.world.events import draw_rounds, form_events
 from simulator.world.live import LiveWorld
 from simulator.world.outcomes import OutcomeModel
@@ -76,18 +76,6 @@ class _Event:
     played: int = 0
 
 
-@dataclass
-class _Rated:
-    """A system in an arena with its state and its pending period games."""
-
-    label: str
-    system: RatingSystem
-    state: Any
-    close: int | None
-    closing_days: int
-    pending: list[tuple[int, Games]] = field(default_factory=list)
-
-
 def _seed_states(
     arena: ArenaConfig,
     population: Population,
@@ -95,8 +83,13 @@ def _seed_states(
     start: int,
     rng: np.random.Generator,
     offset: FloatArray | float = 0.0,
-) -> list[_Rated]:
-    """Each system's first state: the initial pool established, newcomers new."""
+    rows: int | None = None,
+) -> list[RunningSystem]:
+    """Each system's first state: the initial pool established, newcomers new.
+
+    A period system that can grow its state holds the ``rows`` players
+    arrived and one more (:class:`RunningSystem`), the others everyone.
+    """
     n = population.n_players
     seeded = in_arena & (population.kind == PlayerKind.INITIAL)
     # Drawn under either source, so that the rest of the replicate's stream
@@ -115,6 +108,7 @@ def _seed_states(
     n_games = np.where(seeded, arena.seeding.n_games, 0)
     rd = np.where(seeded, arena.seeding.rd, np.nan)
     out = []
+    birth_year = population.birth_year.astype(np.float64)
     for spec in arena.systems:
         system = spec.build()
         # Below a list's floor a player is unrated from the start.
@@ -123,21 +117,25 @@ def _seed_states(
             seeded_rating = (
                 rating if floor is None else np.where(rating < floor, np.nan, rating)
             )
+        grows = rows is not None and not system.per_game and hasattr(system, "grow")
+        size = min(n, rows + 1) if grows and rows is not None else n
         state = system.new_state(
-            n,
+            size,
             day=start,
-            birth_year=population.birth_year.astype(np.float64),
-            rating=seeded_rating,
-            rd=rd,
-            n_games=n_games,
+            birth_year=birth_year[:size],
+            rating=seeded_rating[:size],
+            rd=rd[:size],
+            n_games=n_games[:size],
         )
         out.append(
-            _Rated(
+            RunningSystem(
                 spec.label,
                 system,
                 state,
                 system.next_close(start),
                 int(getattr(system, "closing_days", 0)),
+                n,
+                size,
             )
         )
     return out
@@ -155,6 +153,7 @@ class _Arena:
         rng: np.random.Generator,
         index: int = 0,
         base_offset: FloatArray | float = 0.0,
+        rows: int | None = None,
     ) -> None:
         self.config = config
         self.first_day = start
@@ -183,8 +182,10 @@ class _Arena:
             own = np.random.Generator(jumped(index + 1))
             self.offset = base_offset + own.normal(0.0, sd, n)
         self.rated = _seed_states(
-            config, population, self.in_arena, start, rng, self.offset
+            config, population, self.in_arena, start, rng, self.offset, rows
         )
+        # What a period system's state needs of the players it grows to.
+        self.birth_year = population.birth_year.astype(np.float64)
         self.labels = [r.label for r in self.rated]
         probe = population.kind == PlayerKind.PROBE
         groups = {
@@ -332,6 +333,9 @@ class _Arena:
 
     def play_day(self, world: LiveWorld, day: int, rng: np.random.Generator) -> None:
         """Play every round the schedule has on ``day``."""
+        arrived = world.arrived(day)
+        for rated in self.rated:
+            rated.grow(arrived, birth_year=self.birth_year)
         kind = self.schedule.kind
         if kind == "swiss":
             if (day - self.first_day) % 7 == 0:
@@ -575,12 +579,14 @@ class _Arena:
 
     def _recent_among(self, present: BoolArray, day: int) -> BoolArray:
         """Those of ``present`` (a mask) who played here within ACTIVE_DAYS."""
-        return present & (day - self.last_game <= ACTIVE_DAYS)
+        # ``day - last_game <= ACTIVE_DAYS``, in one pass (days are whole
+        # numbers, exact in floating point, so the two agree).
+        return present & (self.last_game >= day - ACTIVE_DAYS)
 
     def published(self, label: str) -> FloatArray:
         """The published ratings of the system labelled ``label``."""
         rated = self.rated[self.labels.index(label)]
-        return rated.system.rating(rated.state)
+        return rated.full_rating().copy()
 
     def truth(
         self, strength: FloatArray, players: IntArray | None = None
@@ -596,7 +602,7 @@ class _Arena:
         truth = self.truth(world.true_strength)
         recent = self._recent_among(present, day)
         # Read, not kept: views of the states, not copies of every list.
-        ratings = {r.label: r.system.rating_view(r.state) for r in self.rated}
+        ratings = {r.label: r.full_rating() for r in self.rated}
         if self.history is not None:
             self.history.checkpoint(day, ratings, truth, self.games_played, present)
         self.recorder.checkpoint(
@@ -623,7 +629,11 @@ def _result(arena: _Arena) -> ReplicateResult:
 
 
 def _build_arenas(
-    config: RunConfig, population: Population, start: int, rng: np.random.Generator
+    config: RunConfig,
+    population: Population,
+    start: int,
+    rng: np.random.Generator,
+    rows: int | None = None,
 ) -> list[_Arena]:
     """The run's arenas in order, each on the strengths it builds on."""
     arenas: list[_Arena] = []
@@ -631,7 +641,7 @@ def _build_arenas(
         base: FloatArray | float = 0.0
         if a.strength_from:
             base = next(b.offset for b in arenas if b.config.name == a.strength_from)
-        arenas.append(_Arena(a, config, population, start, rng, i, base))
+        arenas.append(_Arena(a, config, population, start, rng, i, base, rows))
     return arenas
 
 
@@ -688,8 +698,9 @@ def run_replicate(
     n_days = round(config.years * DAYS_PER_YEAR)
     checkpoints = set(checkpoint_offsets(config))
     population = make_population(config.population, rng, start_day=start, n_days=n_days)
-    arenas = _build_arenas(config, population, start, rng)
     world = LiveWorld(population)
+    # Period states hold the players arrived (they grow day by day).
+    arenas = _build_arenas(config, population, start, rng, world.arrived(start))
     for i in range(n_days):
         day = start + i
         for arena in arenas:

@@ -582,3 +582,97 @@ def test_newcomers_followed_before_they_can_play_give_every_table(
         pd.testing.assert_frame_equal(
             getattr(windowed, name), getattr(every, name), check_exact=True
         )
+
+
+GROWN_CONFIG = """
+start_date = "2023-01-01"
+years = 1.5
+replicates = 1
+
+[population]
+n_players = 300
+arrival_rate = 0.5
+departure_rate = 0.3
+
+[population.exits]
+model = "constant"
+
+[[arena]]
+name = "otb"
+systems = [
+    "fide", "fide-history", "classic", "glicko2", "glicko", "elo",
+    {system = "glicko2", label = "glicko2-week", period = "week"},
+]
+pairing_rating = "fide"
+
+[arena.schedule]
+kind = "swiss"
+rounds_per_day = 2
+activity_scale = 2.0
+
+[[arena]]
+name = "online"
+systems = ["glicko2", "lichess"]
+pairing_rating = "glicko2"
+
+[arena.schedule]
+kind = "online"
+rounds_per_day = 4
+activity_scale = 2.0
+window = 300.0
+
+[output]
+histories = true
+predictions = true
+"""
+
+
+def test_period_states_grown_with_the_pool_give_every_table(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Period states that grow as players arrive give the full-size run's tables.
+
+    The engine holds a period system's state for the players arrived (and
+    one more, whose entry every newcomer's copies), grows it as they come
+    and reads everyone's ratings padded from it; the same run with every
+    state at full size from the start must give every table, histories and
+    predictions included, to the last bit. The states did grow (not all
+    the players drawn were there at the start).
+    """
+    config = parse_config(GROWN_CONFIG)
+    sizes: list[tuple[int, int]] = []
+    grow = engine.RunningSystem.grow
+
+    def spy(self: Any, arrived: int, **kwargs: Any) -> None:
+        before = self.size
+        grow(self, arrived, **kwargs)
+        if self.size != before:
+            sizes.append((before, self.size))
+
+    monkeypatch.setattr(engine.RunningSystem, "grow", spy)
+    grown = run_replicate(config, np.random.default_rng(seed))
+    assert len(sizes) > 5
+    seed_states = engine._seed_states
+
+    def full_size(*args: Any) -> Any:
+        return seed_states(*args[:6])  # without ``rows``: every state full
+
+    monkeypatch.setattr(engine, "_seed_states", full_size)
+    full = run_replicate(config, np.random.default_rng(seed))
+    for arena in ("otb", "online"):
+        for name in (
+            "summary",
+            "timeseries",
+            "prediction",
+            "calibration",
+            "convergence",
+            "bands",
+            "history",
+            "predictions",
+        ):
+            pd.testing.assert_frame_equal(
+                getattr(grown[arena], name),
+                getattr(full[arena], name),
+                check_exact=True,
+                obj=f"{arena}.{name}",
+            )

@@ -58,15 +58,27 @@ class LiveWorld:
         """
         if self._active is None or self._active[0] != day:
             if self._by_arrival:
-                arrival, departure = self.drawn.arrival_day, self.drawn.departure_day
-                arrived = int(np.searchsorted(arrival, day, side="right"))
-                mask = np.zeros(arrival.shape[0], dtype=bool)
+                departure = self.drawn.departure_day
+                arrived = self.arrived(day)
+                mask = np.zeros(departure.shape[0], dtype=bool)
                 np.less(day, departure[:arrived], out=mask[:arrived])
             else:
                 mask = active(self.drawn, day)
             mask.flags.writeable = False
             self._active = (day, mask)
         return self._active[1]
+
+    def arrived(self, day: float) -> int:
+        """A count of players that takes in everyone arrived by ``day``.
+
+        Drawn in order of arrival, the first players drawn up to the last
+        one arrived by ``day``; otherwise every player drawn. Players beyond
+        it are yet to arrive: the engine grows its period systems' states to
+        it (docs/design.md, "Period states grow with the pool").
+        """
+        if not self._by_arrival:
+            return int(self.drawn.arrival_day.shape[0])
+        return int(np.searchsorted(self.drawn.arrival_day, day, side="right"))
 
     def present(self, day: int) -> IntArray:
         """The players in the pool on ``day``, in order (read-only)."""
