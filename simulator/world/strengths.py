@@ -27,6 +27,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from simulator._calendar import DAYS_PER_YEAR
 from simulator._jit import jit
+from simulator._types import read_only_view
 
 if TYPE_CHECKING:
     from simulator.world.population import Population
@@ -335,13 +336,13 @@ class Strengths:
         return strength
 
     def true_strength(self) -> FloatArray:
-        """Everyone's true strength as last moved: a read-only copy.
+        """Everyone's true strength as last moved: a read-only view.
 
         :meth:`population` without building (and checking) a population.
+        Valid until the next move, which changes it in place (a copy of
+        every player drawn, at every checkpoint, cost more than the reading).
         """
-        strength = self._strength.copy()
-        strength.flags.writeable = False
-        return strength
+        return read_only_view(self._strength)
 
     def population(self) -> Population:
         """The players with these strengths, on the latest day moved to."""
