@@ -59,6 +59,7 @@ for _var in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
 import argparse  # noqa: E402
+import copy  # noqa: E402
 import cProfile  # noqa: E402
 import csv  # noqa: E402
 import dataclasses  # noqa: E402
@@ -365,9 +366,14 @@ def kernel(quick: bool) -> Outcome:
         if system.per_game:
 
             def run_rounds(system: Any = system, state0: Any = state0) -> None:
-                state = state0
+                # As the engine rates a round: into the state's own arrays
+                # (``overwrite_state``), copied once here as the reference
+                # loops copy their inputs once.
+                state = copy.deepcopy(state0)
                 for r, games in enumerate(rounds):
-                    state = system.rate(state, games, day=float(start + r))
+                    state = system.rate(
+                        state, games, day=float(start + r), overwrite_state=True
+                    )
 
             run, limit, mode = run_rounds, 25.0, "per game, 20 rounds"
         else:
@@ -444,7 +450,9 @@ def kernel(quick: bool) -> Outcome:
             "Kernel detail",
             f"{n_players:,} players, {n_games:,} games "
             f"({n_rounds} rounds of {per_round:,}); best of {repeat} after one "
-            f"untimed call; floor {floor * 1e3:.2f} ms (one np.bincount pass "
+            f"untimed call; per-game systems rate each round as the engine does, "
+            f"into the state's arrays (`overwrite_state=True`, the state copied "
+            f"once per call); floor {floor * 1e3:.2f} ms (one np.bincount pass "
             f"over {f_white.dtype} indices and {f_score.dtype} weights prepared "
             f"before timing, which the call reads without copying: it allocates "
             f"{floor_bytes:,} bytes, its {n_players:,}-entry output; best of "
@@ -483,9 +491,11 @@ def _kernel_references(
     e0 = elo.new_state(n_players, rating=pool["rating"], n_games=pool["n_games"])
 
     def elo_ours() -> Any:
-        state = e0
+        # The engine's call: each round into the state's arrays, which are
+        # copied once per call, as the reference copies its inputs once.
+        state = copy.deepcopy(e0)
         for r, games in enumerate(rounds):
-            state = elo.rate(state, games, day=float(start + r))
+            state = elo.rate(state, games, day=float(start + r), overwrite_state=True)
         return state
 
     def elo_ref() -> Any:
