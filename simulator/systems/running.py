@@ -57,18 +57,31 @@ class RunningSystem:
 
     label: str
     system: RatingSystem
-    state: Any
+    _state: Any
     close: int | None
     closing_days: int
     n_total: int
     size: int
     pending: list[tuple[int, Games]] = field(default_factory=list)
-    # Full-size ratings for a state that grows: the buffer, the state it was
-    # last filled from, and where its tail of one value starts (the players
-    # yet to come hold the state's last entry).
+    # Full-size ratings for a state that grows: the buffer, the version of
+    # the state it was last filled from (a count of the states set, not the
+    # state itself, which would keep an old state alive until the next
+    # checkpoint), and where its tail of one value starts (the players yet
+    # to come hold the state's last entry).
     _full: FloatArray | None = None
-    _full_of: Any = None
+    _version: int = 0
+    _full_version: int = -1
     _tail: tuple[int, float] = (0, np.nan)
+
+    @property
+    def state(self) -> Any:
+        """The system's state (see the class docstring)."""
+        return self._state
+
+    @state.setter
+    def state(self, value: Any) -> None:
+        self._state = value
+        self._version += 1
 
     def grow(self, arrived: int, **kwargs: Any) -> None:
         """Grow the state to hold the first ``arrived`` players and one more.
@@ -102,7 +115,7 @@ class RunningSystem:
         if self._full is None:
             self._full = np.empty(self.n_total)
             self._tail = (self.n_total, np.nan)
-        if self._full_of is not self.state:
+        if self._full_version != self._version:
             full, size = self._full, self.size
             full[:size] = view
             last = float(view[size - 1])
@@ -113,5 +126,5 @@ class RunningSystem:
             if not (start <= size and same):
                 full[size:] = last
                 self._tail = (size, last)
-            self._full_of = self.state
+            self._full_version = self._version
         return read_only_view(self._full)
