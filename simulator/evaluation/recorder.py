@@ -421,10 +421,14 @@ class Recorder:
         # The common support: the players counted whom every system rates.
         with_common = day >= self.common_from
         if with_common:
-            common = act.copy()
+            # Among the players counted only: a mask of every player drawn
+            # and a pass over it per system cost more than the gathers.
+            rated_by_all = np.ones(counted.size, dtype=bool)
             for r in all_ratings:
-                common &= ~np.isnan(r)
-            n_common = int(np.count_nonzero(common))
+                rated_by_all &= ~np.isnan(r[counted])
+            common = np.zeros(n, dtype=bool)
+            common[counted[rated_by_all]] = True
+            n_common = int(np.count_nonzero(rated_by_all))
         for i, name in enumerate(self.systems):
             r = all_ratings[i]
             sel, r_sel, true_sel, diff, cohort_diff = rated_players(
