@@ -36,6 +36,7 @@ from simulator.evaluation.comparison import compare_ratings
 from simulator.evaluation.histories import HistoryRecorder
 from simulator.evaluation.recorder import Recorder
 from simulator.evaluation.results import ReplicateResult
+from simulator.systems import GrowingSystem
 from simulator.systems._common import FloatArray, Games, IntArray, day_of
 from simulator.systems.running import RunningSystem
 from simulator.world.events import draw_rounds, form_events
@@ -117,8 +118,8 @@ def _seed_states(
             seeded_rating = (
                 rating if floor is None else np.where(rating < floor, np.nan, rating)
             )
-        grows = rows is not None and not system.per_game and hasattr(system, "grow")
-        size = min(n, rows + 1) if grows and rows is not None else n
+        grows = not system.per_game and isinstance(system, GrowingSystem)
+        size = n if rows is None or not grows else min(n, rows + 1)
         state = system.new_state(
             size,
             day=start,
@@ -601,7 +602,8 @@ class _Arena:
         present = self.in_arena & world.active(day)
         truth = self.truth(world.true_strength)
         recent = self._recent_among(present, day)
-        # Read, not kept: views of the states, not copies of every list.
+        # Read, not kept: views of the states (or, for a state that grows,
+        # of its padded buffer), not copies of every list.
         ratings = {r.label: r.full_rating() for r in self.rated}
         if self.history is not None:
             self.history.checkpoint(day, ratings, truth, self.games_played, present)

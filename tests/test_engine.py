@@ -593,6 +593,11 @@ replicates = 1
 n_players = 300
 arrival_rate = 0.5
 departure_rate = 0.3
+# Drawn after the newcomers, arriving after a year: the states grow to
+# everyone then.
+probe_levels = [1600.0]
+probes_per_level = 3
+probe_arrival_years = 1.0
 
 [population.exits]
 model = "constant"
@@ -637,7 +642,8 @@ def test_period_states_grown_with_the_pool_give_every_table(
     and reads everyone's ratings padded from it; the same run with every
     state at full size from the start must give every table, histories and
     predictions included, to the last bit. The states did grow (not all
-    the players drawn were there at the start).
+    the players drawn were there at the start), and probes, drawn last but
+    arriving after a year, take them to full size then.
     """
     config = parse_config(GROWN_CONFIG)
     sizes: list[tuple[int, int]] = []
@@ -652,6 +658,8 @@ def test_period_states_grown_with_the_pool_give_every_table(
     monkeypatch.setattr(engine.RunningSystem, "grow", spy)
     grown = run_replicate(config, np.random.default_rng(seed))
     assert len(sizes) > 5
+    n_drawn = max(after for _, after in sizes)
+    assert sizes[0][0] < n_drawn
     seed_states = engine._seed_states
 
     def full_size(*args: Any) -> Any:

@@ -33,6 +33,7 @@ __all__ = [
     "STYLES",
     "SYSTEMS",
     "Games",
+    "GrowingSystem",
     "RatingSystem",
     "Style",
     "make_system",
@@ -61,17 +62,8 @@ class RatingSystem(Protocol):
     where it exists (Elo, Lichess, Glicko in per-game mode), and the calls
     round by round elsewhere.
 
-    A system may also offer ``grow(state, n_players, **kwargs) -> state``:
-    the state with players appended up to ``n_players``, each holding what
-    the state's last player holds, who must be one who never played (a
-    player yet to arrive); keyword arrays as :meth:`new_state`'s, one entry
-    per player of the grown state. Rating a grown state gives, for every
-    player, what rating the state made at full size from the start gives,
-    bit for bit. The engine grows a period system's state as players
-    arrive, so that a close costs the players arrived, not every player
-    drawn for the run (docs/design.md, "Period states grow with the pool");
-    without ``grow`` a state is made at full size. Every built-in system
-    has it.
+    A system may also offer ``grow`` (:class:`GrowingSystem`); every
+    built-in system does.
     """
 
     @property
@@ -141,6 +133,28 @@ class RatingSystem(Protocol):
         list: the engine asks it for every round's players, to tell games
         between rated players from games with a new one.
         """
+        ...
+
+
+@runtime_checkable
+class GrowingSystem(Protocol):
+    """A system whose state can take more players: what the engine grows.
+
+    ``grow(state, n_players, **kwargs)`` returns the state with players
+    appended up to ``n_players``, each holding what the state's last player
+    holds, who must be one who never played (a player yet to arrive). Of
+    the keywords, the per-player facts the new players need, one entry per
+    player of the grown state (the lists take ``birth_year``, for FIDE's
+    junior rule); the others are ignored. Rating a grown state gives every
+    player what rating the state made at full size from the start gives,
+    bit for bit. The engine grows a period system's state as players
+    arrive, so that a close costs the players arrived, not every player
+    drawn for the run (docs/design.md, "Period states grow with the pool");
+    a system without ``grow`` is held at full size.
+    """
+
+    def grow(self, state: Any, n_players: int, **kwargs: Any) -> Any:
+        """``state`` with players appended up to ``n_players``."""
         ...
 
 

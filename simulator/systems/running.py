@@ -15,12 +15,12 @@ size, the players yet to come holding that entry's rating.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
 from simulator._types import FloatArray, read_only_view
-from simulator.systems import RatingSystem
+from simulator.systems import GrowingSystem, RatingSystem
 from simulator.systems.games import Games
 
 __all__ = ["RunningSystem"]
@@ -96,7 +96,8 @@ class RunningSystem:
         target = min(
             self.n_total, max(arrived + 1, self.size + int(self.size * GROWTH))
         )
-        self.state = self.system.grow(  # type: ignore[attr-defined]
+        system = cast(GrowingSystem, self.system)
+        self.state = system.grow(
             self.state, target, **{k: v[:target] for k, v in kwargs.items()}
         )
         self.size = target
@@ -121,8 +122,9 @@ class RunningSystem:
             last = float(view[size - 1])
             start, value = self._tail
             # The tail already holds ``last`` from ``start`` on, unless the
-            # last entry's rating changed (NaN matching NaN).
-            same = value == last or (np.isnan(value) and np.isnan(last))
+            # last entry's rating changed: bit for bit (-0.0 is not 0.0; a
+            # NaN matches the same NaN).
+            same = np.float64(value).view(np.int64) == np.float64(last).view(np.int64)
             if not (start <= size and same):
                 full[size:] = last
                 self._tail = (size, last)

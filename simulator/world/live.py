@@ -48,6 +48,12 @@ class LiveWorld:
         # players present on a day are among a prefix, read alone.
         arrival = population.arrival_day
         self._by_arrival = bool(np.all(arrival[1:] >= arrival[:-1]))
+        # In any order: the arrival days sorted, and how many players, in
+        # the order drawn, take in the first k to arrive (probes are drawn
+        # after the newcomers, whatever their arrival).
+        order = np.argsort(arrival, kind="stable")
+        self._arrival_sorted = arrival[order]
+        self._reach = np.maximum.accumulate(order) + 1
         self._truth: FloatArray | None = None
 
     def active(self, day: int) -> BoolArray:
@@ -69,16 +75,16 @@ class LiveWorld:
         return self._active[1]
 
     def arrived(self, day: float) -> int:
-        """A count of players that takes in everyone arrived by ``day``.
+        """The fewest first players drawn that take in everyone arrived by ``day``.
 
-        Drawn in order of arrival, the first players drawn up to the last
-        one arrived by ``day``; otherwise every player drawn. Players beyond
-        it are yet to arrive: the engine grows its period systems' states to
-        it (docs/design.md, "Period states grow with the pool").
+        Drawn in order of arrival, exactly those arrived; otherwise up to the
+        last one drawn of those arrived (a probe drawn after the newcomers
+        but arrived early takes in every newcomer before it). The players
+        beyond it are yet to arrive: the engine grows its period systems'
+        states to it (docs/design.md, "Period states grow with the pool").
         """
-        if not self._by_arrival:
-            return int(self.drawn.arrival_day.shape[0])
-        return int(np.searchsorted(self.drawn.arrival_day, day, side="right"))
+        k = int(np.searchsorted(self._arrival_sorted, day, side="right"))
+        return 0 if k == 0 else int(self._reach[k - 1])
 
     def present(self, day: int) -> IntArray:
         """The players in the pool on ``day``, in order (read-only)."""

@@ -33,3 +33,28 @@ def test_world_reads_the_players_in_the_pool(order: str, seed: int) -> None:
         np.testing.assert_array_equal(world.present(day), np.flatnonzero(mask))
         assert not mask.flags.writeable
     assert active(pop, start + 1095).sum() != active(pop, start).sum()
+
+
+@pytest.mark.parametrize("order", ["drawn", "shuffled"])
+def test_arrived_takes_in_everyone_arrived_and_no_more(order: str, seed: int) -> None:
+    """``arrived(day)``: one past the last player drawn of those arrived by ``day``.
+
+    Every player arrived by the day lies below it and the player just
+    below it has arrived (it is the fewest such); in order of arrival it is
+    the number arrived.
+    """
+    rng = np.random.default_rng(seed)
+    pop = pool(rng, 300, n_days=3 * 365)
+    if order == "shuffled":
+        perm = rng.permutation(pop.n_players)
+        fields = {name: a[perm] for name, a in arrays(pop).items()}
+        pop = Population(config=pop.config, day=pop.day, **fields)
+    world = LiveWorld(pop)
+    start = int(pop.day)
+    for offset in (-5000, 0, 1, 200, 700, 1095, 2000):
+        day = start + offset
+        came = np.flatnonzero(pop.arrival_day <= day)
+        expected = 0 if came.size == 0 else int(came.max()) + 1
+        assert world.arrived(day) == expected
+        if order == "drawn":
+            assert world.arrived(day) == came.size

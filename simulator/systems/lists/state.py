@@ -248,6 +248,7 @@ def new_list_state(
 
 
 def grow_list_state(
+    owner: str,
     rules: Sequence[ListRules],
     state: ListState,
     n_players: int,
@@ -263,10 +264,11 @@ def grow_list_state(
     adult, if absent), and their K on each kept list is :func:`period_k`
     by that list's ``rules`` (one per kept list, oldest first), as its close
     computed it (0 when unrated, as a newcomer is). The pool is unchanged:
-    it holds no row of a player who never played.
+    it holds no row of a player who never played; it and ``list_day`` are
+    ``state``'s own arrays (a state's arrays are never changed in place).
+    ``owner`` names the system in the errors.
     """
     size = state.n_games.shape[0]
-    owner = rules[-1].owner
     if len(rules) != state.list_day.size:
         raise ValueError(
             f"{owner}.grow: one ListRules per kept list ({state.list_day.size}); "

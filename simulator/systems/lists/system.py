@@ -100,7 +100,7 @@ class ListSystem:
         grown state (:func:`~simulator.systems.lists.state.grow_list_state`).
         """
         rules = [self.rules] * state.list_day.size
-        return grow_list_state(rules, state, n_players, birth_year)
+        return grow_list_state(type(self).__name__, rules, state, n_players, birth_year)
 
     def next_close(self, day: float) -> int:
         """The date of the next list after ``day``: the current period's close."""

@@ -244,7 +244,7 @@ class FideHistory:
         K on each kept list by the rules of the era that published it.
         """
         rules = [self.era(float(d)).rules for d in state.list_day]
-        return grow_list_state(rules, state, n_players, birth_year)
+        return grow_list_state(type(self).__name__, rules, state, n_players, birth_year)
 
     def next_close(self, day: float) -> int:
         """The next list after ``day``: its era's calendar, or the next switch."""
