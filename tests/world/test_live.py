@@ -10,6 +10,16 @@ from simulator.world.live import LiveWorld
 from simulator.world.population import Population, active
 
 
+def drawn_in(order: str, rng: np.random.Generator) -> Population:
+    """A pool of 300 over three years, as drawn or in a shuffled order."""
+    pop = pool(rng, 300, n_days=3 * 365)
+    if order == "shuffled":
+        perm = rng.permutation(pop.n_players)
+        fields = {name: a[perm] for name, a in arrays(pop).items()}
+        pop = Population(config=pop.config, day=pop.day, **fields)
+    return pop
+
+
 @pytest.mark.parametrize("order", ["drawn", "shuffled"])
 def test_world_reads_the_players_in_the_pool(order: str, seed: int) -> None:
     """The world's mask and list of players present are :func:`active`'s.
@@ -17,12 +27,7 @@ def test_world_reads_the_players_in_the_pool(order: str, seed: int) -> None:
     Players drawn in order of arrival are read from a prefix; any other
     order from every player.
     """
-    rng = np.random.default_rng(seed)
-    pop = pool(rng, 300, n_days=3 * 365)
-    if order == "shuffled":
-        perm = rng.permutation(pop.n_players)
-        fields = {name: a[perm] for name, a in arrays(pop).items()}
-        pop = Population(config=pop.config, day=pop.day, **fields)
+    pop = drawn_in(order, np.random.default_rng(seed))
     world = LiveWorld(pop)
     assert world._by_arrival == (order == "drawn")
     start = int(pop.day)
@@ -43,12 +48,7 @@ def test_arrived_takes_in_everyone_arrived_and_no_more(order: str, seed: int) ->
     below it has arrived (it is the fewest such); in order of arrival it is
     the number arrived.
     """
-    rng = np.random.default_rng(seed)
-    pop = pool(rng, 300, n_days=3 * 365)
-    if order == "shuffled":
-        perm = rng.permutation(pop.n_players)
-        fields = {name: a[perm] for name, a in arrays(pop).items()}
-        pop = Population(config=pop.config, day=pop.day, **fields)
+    pop = drawn_in(order, np.random.default_rng(seed))
     world = LiveWorld(pop)
     start = int(pop.day)
     for offset in (-5000, 0, 1, 200, 700, 1095, 2000):
