@@ -249,24 +249,26 @@ def grown_size(owner: str, size: int, n_players: object) -> int:
     return n
 
 
+def with_copies_of_last(a: _Array, n_players: int) -> _Array:
+    """``a`` grown to ``n_players`` on its last axis, by copies of its last entry."""
+    size = a.shape[-1]
+    out = np.empty((*a.shape[:-1], n_players), dtype=a.dtype)
+    out[..., :size] = a
+    out[..., size:] = a[..., size - 1 : size]
+    return out  # type: ignore[return-value]
+
+
 def grow_state(state: _Tuple, n_players: int, owner: str) -> _Tuple:
     """``state`` (a NamedTuple of per-player arrays) grown to ``n_players``.
 
     The players appended are copies of the last one. For the ``grow`` of the
     systems whose state is one value per player and field, with no field
-    that depends on the player (``RatingSystem``, docs/design.md, "Period
+    that depends on the player (``GrowingSystem``, docs/design.md, "Period
     states grow with the pool"): a player who never played holds what any
     other such player holds.
     """
-    size = state[0].shape[0]
-    n = grown_size(owner, size, n_players)
-    out = []
-    for a in state:
-        grown = np.empty(n, dtype=a.dtype)
-        grown[:size] = a
-        grown[size:] = a[size - 1]
-        out.append(grown)
-    return type(state)(*out)
+    n = grown_size(owner, state[0].shape[0], n_players)
+    return type(state)(*(with_copies_of_last(a, n) for a in state))
 
 
 @jit

@@ -191,7 +191,7 @@ class Elo:
         return read_only_view(state.rating)
 
     def grow(self, state: EloState, n_players: int, **_: object) -> EloState:
-        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+        """``state`` with players appended up to ``n_players`` (``GrowingSystem.grow``).
 
         Each a copy of the last player, who must be one who never played.
         """

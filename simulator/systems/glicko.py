@@ -576,7 +576,7 @@ class Glicko:
         return read_only_view(state.rating)
 
     def grow(self, state: GlickoState, n_players: int, **_: object) -> GlickoState:
-        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+        """``state`` with players appended up to ``n_players`` (``GrowingSystem.grow``).
 
         Each a copy of the last player, who must be one who never played.
         """

@@ -742,7 +742,7 @@ class Glicko2:
         return read_only_view(state.rating)
 
     def grow(self, state: Glicko2State, n_players: int, **_: object) -> Glicko2State:
-        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+        """``state`` with players appended up to ``n_players`` (``GrowingSystem.grow``).
 
         Each a copy of the last player, who must be one who never played.
         """

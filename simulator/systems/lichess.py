@@ -731,7 +731,7 @@ class Lichess:
         return read_only_view(state.rating)
 
     def grow(self, state: LichessState, n_players: int, **_: object) -> LichessState:
-        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+        """``state`` with players appended up to ``n_players`` (``GrowingSystem.grow``).
 
         Each a copy of the last player, who must be one who never played.
         """

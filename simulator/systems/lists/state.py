@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -26,6 +26,7 @@ from simulator.systems._common import (
     check_players_count,
     grown_size,
     list_day_on,
+    with_copies_of_last,
     year_of,
 )
 from simulator.systems.elo import logistic_expectation
@@ -285,22 +286,15 @@ def grow_list_state(
                 f"({n}); got shape {given.shape}."
             )
         by[size:] = given[size:]
-
-    def column(a: np.ndarray[Any, Any]) -> np.ndarray[Any, Any]:
-        out = np.empty((*a.shape[:-1], n), dtype=a.dtype)
-        out[..., :size] = a
-        out[..., size:] = a[..., size - 1 : size]
-        return out
-
     grown = state._replace(
-        list_rating=column(state.list_rating),
-        n_games=column(state.n_games),
-        ever_2400=column(state.ever_2400),
-        ever_2300=column(state.ever_2300),
+        list_rating=with_copies_of_last(state.list_rating, n),
+        n_games=with_copies_of_last(state.n_games, n),
+        ever_2400=with_copies_of_last(state.ever_2400, n),
+        ever_2300=with_copies_of_last(state.ever_2300, n),
         birth_year=by,
-        first_event_done=column(state.first_event_done),
+        first_event_done=with_copies_of_last(state.first_event_done, n),
     )
-    list_k = column(state.list_k)
+    list_k = with_copies_of_last(state.list_k, n)
     new = slice(size, n)
     for j in range(state.list_day.size):
         # K on list j, for the new players alone, as that list's close

@@ -93,7 +93,7 @@ class ListSystem:
         birth_year: ArrayLike | None = None,
         **_: object,
     ) -> ListState:
-        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+        """``state`` with players appended up to ``n_players`` (``GrowingSystem.grow``).
 
         Each holds what the last player holds (who must never have played);
         ``birth_year`` as in :meth:`new_state`, one entry per player of the

@@ -238,7 +238,7 @@ class FideHistory:
         birth_year: ArrayLike | None = None,
         **_: object,
     ) -> ListState:
-        """``state`` with players appended up to ``n_players`` (``RatingSystem.grow``).
+        """``state`` with players appended up to ``n_players`` (``GrowingSystem.grow``).
 
         As the lists' (:func:`~simulator.systems.lists.state.grow_list_state`),
         K on each kept list by the rules of the era that published it.
