@@ -50,9 +50,9 @@ class LiveWorld:
         self._by_arrival = bool(np.all(arrival[1:] >= arrival[:-1]))
         # In any order: the arrival days sorted, and how many players, in
         # the order drawn, take in the first k to arrive (probes are drawn
-        # after the newcomers, whatever their arrival).
-        order = np.argsort(arrival, kind="stable")
-        self._arrival_sorted = arrival[order]
+        # after the newcomers, whatever their arrival). The order is the
+        # strengths' own, which admit the players in it.
+        order, self._arrival_sorted = self._strengths.by_arrival
         self._reach = np.maximum.accumulate(order) + 1
         self._truth: FloatArray | None = None
 

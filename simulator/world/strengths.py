@@ -264,6 +264,8 @@ class Strengths:
         # run, most of whom, in a long run, have left or are yet to come.
         self._by_arrival = np.argsort(population.arrival_day, kind="stable")
         self._arrival_sorted = population.arrival_day[self._by_arrival]
+        for order in (self._by_arrival, self._arrival_sorted):
+            order.flags.writeable = False
         self._n_admitted = 0
         self._live = np.empty(0, dtype=np.intp)
         # The last day everyone was moved to: the strength day of the
@@ -329,6 +331,14 @@ class Strengths:
             z = rng.standard_normal(len(moving))
             _walk(moving, trended, walk_sd, z, self._strength)
         self.day = max(self.day, t1)
+
+    @property
+    def by_arrival(self) -> tuple[NDArray[np.intp], FloatArray]:
+        """The players in order of arrival, and their arrival days so sorted.
+
+        Ties in the order drawn; both arrays read-only.
+        """
+        return self._by_arrival, self._arrival_sorted
 
     def read(self, players: NDArray[np.intp]) -> FloatArray:
         """The true strengths of ``players`` as last moved."""
