@@ -85,11 +85,14 @@ def _seed_states(
     rng: np.random.Generator,
     offset: FloatArray | float = 0.0,
     rows: int | None = None,
+    *,
+    birth_year: FloatArray,
 ) -> list[RunningSystem]:
     """Each system's first state: the initial pool established, newcomers new.
 
     A period system that can grow its state holds the ``rows`` players
     arrived and one more (:class:`RunningSystem`), the others everyone.
+    ``birth_year`` is the players' birth years as floats (FIDE's junior rule).
     """
     n = population.n_players
     seeded = in_arena & (population.kind == PlayerKind.INITIAL)
@@ -109,7 +112,6 @@ def _seed_states(
     n_games = np.where(seeded, arena.seeding.n_games, 0)
     rd = np.where(seeded, arena.seeding.rd, np.nan)
     out = []
-    birth_year = population.birth_year.astype(np.float64)
     for spec in arena.systems:
         system = spec.build()
         # Below a list's floor a player is unrated from the start.
@@ -182,11 +184,19 @@ class _Arena:
                 raise TypeError("strength_offset_sd needs a jumpable bit generator")
             own = np.random.Generator(jumped(index + 1))
             self.offset = base_offset + own.normal(0.0, sd, n)
-        self.rated = _seed_states(
-            config, population, self.in_arena, start, rng, self.offset, rows
-        )
-        # What a period system's state needs of the players it grows to.
+        # What a period system's state needs of its players, as it is made
+        # and as it grows.
         self.birth_year = population.birth_year.astype(np.float64)
+        self.rated = _seed_states(
+            config,
+            population,
+            self.in_arena,
+            start,
+            rng,
+            self.offset,
+            rows,
+            birth_year=self.birth_year,
+        )
         self.labels = [r.label for r in self.rated]
         probe = population.kind == PlayerKind.PROBE
         groups = {

@@ -662,8 +662,9 @@ def test_period_states_grown_with_the_pool_give_every_table(
     assert sizes[0][0] < n_drawn
     seed_states = engine._seed_states
 
-    def full_size(*args: Any) -> Any:
-        return seed_states(*args[:6])  # without ``rows``: every state full
+    def full_size(*args: Any, **kwargs: Any) -> Any:
+        # Without ``rows``: every state full.
+        return seed_states(*args[:6], **kwargs)
 
     monkeypatch.setattr(engine, "_seed_states", full_size)
     full = run_replicate(config, np.random.default_rng(seed))
