@@ -896,13 +896,9 @@ def _child_main(spec: dict[str, Any]) -> None:
     # Not under the profiler, whose listing the wrappers would clutter.
     arena = None if spec.get("profile") else getattr(engine, "_Arena", None)
     if arena is not None:
-        timed(
-            Strengths,
-            "advance",
-            "true strengths moved (a round's players; the pool at checkpoints)",
-        )
-        timed(arena, "start_events", "start_events (weekly, the players present)")
-        timed(arena, "checkpoint", "checkpoint metrics (weekly)")
+        timed(Strengths, "advance", _MOVES)
+        timed(arena, "start_events", _STARTS)
+        timed(arena, "checkpoint", _CHECKPOINTS)
         timed(arena, "close_periods", "period systems: close_periods")
         timed(arena, "_play_otb_round", "OTB rounds (pairing + _play)")
         timed(arena, "_play", "_play: outcomes, predictions, per-game systems")
@@ -1025,11 +1021,12 @@ def _horizon_for(target_games: float, n_players: int, games_per_side: float) -> 
 #: it measured.
 FULL_YEARS = 9.0
 
-_PER_PLAYER_PARTS = (
-    "true strengths moved (a round's players; the pool at checkpoints)",
-    "start_events (weekly, the players present)",
-    "checkpoint metrics (weekly)",
-)
+#: The end-to-end components whose work runs over players, not games (the
+#: child's timers use these labels; the quick mode scales them differently).
+_MOVES = "true strengths moved (a round's players; the pool at checkpoints)"
+_STARTS = "start_events (weekly, the players present)"
+_CHECKPOINTS = "checkpoint metrics (weekly)"
+_PER_PLAYER_PARTS = (_MOVES, _STARTS, _CHECKPOINTS)
 
 
 def horizon_row(
