@@ -114,8 +114,8 @@ class RunningSystem:
         if self.size == self.n_total:
             return view
         if self._full is None:
-            self._full = np.empty(self.n_total)
-            self._tail = (self.n_total, np.nan)
+            # All NaN: the tail's start (0) and value hold from the first.
+            self._full = np.full(self.n_total, np.nan)
         if self._full_version != self._version:
             full, size = self._full, self.size
             full[:size] = view
