@@ -646,20 +646,20 @@ def test_period_states_grown_with_the_pool_give_every_table(
     arriving after a year, take them to full size then.
     """
     config = parse_config(GROWN_CONFIG)
-    sizes: list[tuple[int, int]] = []
+    sizes: list[tuple[int, int, int]] = []
     grow = engine.RunningSystem.grow
 
     def spy(self: Any, arrived: int, **kwargs: Any) -> None:
         before = self.size
         grow(self, arrived, **kwargs)
         if self.size != before:
-            sizes.append((before, self.size))
+            sizes.append((before, self.size, self.n_total))
 
     monkeypatch.setattr(engine.RunningSystem, "grow", spy)
     grown = run_replicate(config, np.random.default_rng(seed))
     assert len(sizes) > 5
-    n_drawn = max(after for _, after in sizes)
-    assert sizes[0][0] < n_drawn
+    assert sizes[0][0] < sizes[0][2]  # held fewer than everyone at first
+    assert any(after == n_total for _, after, n_total in sizes)
     seed_states = engine._seed_states
 
     def full_size(*args: Any, **kwargs: Any) -> Any:
