@@ -198,3 +198,18 @@ def test_help_wraps_prose_and_keeps_examples(monkeypatch: pytest.MonkeyPatch) ->
     prose = [line for line in shown if line.startswith("word")]
     assert len(prose) > 3 and all(len(line) <= 40 for line in prose)
     assert example in shown
+
+
+def test_compiled_loops_build_no_c_wrapper_and_stay_callable_from_python() -> None:
+    """Every loop is compiled without the C wrapper, and Python can call it."""
+    from simulator._jit import jit
+
+    def add_one(x: float) -> float:
+        return x + 1.0
+
+    compiled = jit(add_one)
+    assert compiled(1.5) == 2.5
+    options = compiled.targetoptions  # type: ignore[attr-defined]
+    assert options.get("no_cfunc_wrapper") is True
+    assert options.get("nogil") is True
+    assert options.get("error_model") == "numpy"
