@@ -32,9 +32,10 @@ The settings, and why:
 - ``no_cfunc_wrapper=True``: numba builds, beside each compiled function, a
   C-callable wrapper, for ``cfunc`` and first-class function use, which
   ratingsim never makes (compiled code calls compiled code directly, Python
-  calls it through the Python wrapper, which is kept). Without them a first
-  default run took 61.5 and 63.6 s against 65.8 and 64.0 s with them
-  (interleaved, one machine, fresh caches): a little of the compiling.
+  calls it through the Python wrapper, which is kept). Without them (and
+  with one more compiled function, the strengths' normals) a first default
+  run took 61.5 and 63.6 s against 65.8 and 64.0 s with them (interleaved,
+  one machine, fresh caches): a little of the compiling.
 
 With an empty cache, compiling takes most of a run's time. Two rules keep
 it down:
