@@ -7,8 +7,10 @@ scale
     The default comparison world (every default system and metric, one
     replicate, one process, in a child whose peak RSS is read) at the sizes
     a researcher runs: 10,000 players over horizons of about 1, 3 and 10
-    million games (a long world, newcomers drawn for the whole horizon), with
-    the exponent of time in games fitted over the three; 10,000, 100,000
+    million games (a long world, newcomers drawn for the whole horizon),
+    each run three times, the three horizons in turn (the medians judged:
+    one run of a horizon varied by up to 15 % on a shared machine), with
+    the exponent of time in games fitted over the medians; 10,000, 100,000
     and 1,000,000 players over one year, with the exponent of time in
     players; and 200,000 players over ten years.
 first-run
@@ -39,6 +41,8 @@ LIMIT_10M = 120.0
 LINEAR = 1.05
 #: The first run's limit, as a multiple of a warm run (issue 22).
 FIRST_RUN_RATIO = 1.5
+#: Runs of each horizon of the time-in-games rows (full run; quick: 1).
+REPEATS = 3
 
 
 def exponent(sizes: list[float], seconds: list[float]) -> float:
@@ -154,24 +158,37 @@ def scale(
     pilot = child(small, pilot_years)
     sides, _ = nominal_sides(small, pilot_years, seed)
     per_side = pilot["games"] / sides
+    targets = [t / shrink for t in GAME_TARGETS]
+    years_of = horizons(small, targets, per_side, seed)
+    repeats = 1 if quick else REPEATS
+    # Rounds of the three horizons in turn, so that a slow spell of the
+    # machine weighs on every horizon alike.
+    trials: list[list[dict[str, Any]]] = [[] for _ in years_of]
+    for _ in range(repeats):
+        for i, years in enumerate(years_of):
+            res = child(small, years)
+            line(small, years, res)
+            trials[i].append(res)
     games, seconds = [], []
     runs: list[dict[str, Any]] = []
-    targets = [t / shrink for t in GAME_TARGETS]
-    for target, years in zip(
-        GAME_TARGETS, horizons(small, targets, per_side, seed), strict=True
-    ):
-        res = child(small, years)
-        line(small, years, res)
+    for target, years, tried in zip(GAME_TARGETS, years_of, trials, strict=True):
+        times = [float(r["seconds"]) for r in tried]
+        res = tried[int(np.argsort(times)[len(times) // 2])]  # the median run
         runs.append(res)
         games.append(float(res["games"]))
         seconds.append(float(res["seconds"]))
+        spread = (
+            f"median of {len(times)} ({min(times):,.1f} to {max(times):,.1f} s), "
+            if len(times) > 1
+            else ""
+        )
         out.rows.append(
             row(
                 "scale",
                 f"{small:,} players, {years:.1f} years: {res['games']:,} games",
-                f"{res['seconds']:,.1f} s ({res['games'] / res['seconds']:,.0f} "
-                f"games/s), peak RSS {res['peak_rss_mb']:,.0f} MB; "
-                f"load {res['load']}",
+                f"{spread}{res['seconds']:,.1f} s "
+                f"({res['games'] / res['seconds']:,.0f} games/s), peak RSS "
+                f"{res['peak_rss_mb']:,.0f} MB; load {res['load']}",
                 f"< {LIMIT_10M:g} s" if target == GAME_TARGETS[-1] and judged else "",
                 status(res["seconds"] < LIMIT_10M)
                 if target == GAME_TARGETS[-1]
@@ -180,6 +197,14 @@ def scale(
                 "s",
             )
         )
+    # Every round's own exponent too: how far one run's verdict can stray.
+    each_round = [
+        exponent(
+            [float(t[k]["games"]) for t in trials],
+            [float(t[k]["seconds"]) for t in trials],
+        )
+        for k in range(repeats)
+    ]
     b_games = exponent(games, seconds)
     # Where the shortest and the longest horizon spend their time (the
     # engine's own functions, timed by the child): what grows faster than
@@ -202,8 +227,14 @@ def scale(
         row(
             "scale",
             f"exponent of time in games at {small:,} players "
-            f"({games[0]:,.0f} to {games[-1]:,.0f} games)",
-            f"{b_games:.3f}",
+            f"({games[0]:,.0f} to {games[-1]:,.0f} games)"
+            + (", over the median runs" if repeats > 1 else ""),
+            f"{b_games:.3f}"
+            + (
+                " (each round's own: " + ", ".join(f"{b:.3f}" for b in each_round) + ")"
+                if repeats > 1
+                else ""
+            ),
             f"<= {LINEAR:g}" if judged else "",
             status(b_games <= LINEAR),
             b_games,
@@ -264,8 +295,11 @@ def scale(
             "replicate in a child process, seed "
             f"{seed}. Horizons of the game rows from a {pilot_years:g}-year "
             f"pilot at {small:,} players ({pilot['games']:,} games, "
-            f"{per_side:.3f} games per nominal player-game). Exponents: "
-            "least-squares slope of log time on log size.\n\n"
+            f"{per_side:.3f} games per nominal player-game); each horizon run "
+            f"{repeats} time(s), the horizons in turn, and the results table "
+            "quotes each horizon's median run (as does the component table "
+            "below). Exponents: least-squares slope of log time on log "
+            "size.\n\n"
             + "\n".join(lines)
             + "\n\nThe shortest and the longest horizon at "
             f"{small:,} players by component (nested components overlap: "
