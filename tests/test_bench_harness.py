@@ -11,6 +11,7 @@ import importlib.util
 import sys
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import numpy as np
 import pytest
@@ -109,3 +110,53 @@ def test_horizons_aim_at_the_targets(bench: ModuleType) -> None:
         # The run's own draw over a shorter horizon differs a little from
         # the long one the horizons read.
         assert sides * 0.5 == pytest.approx(target, rel=0.15)
+
+
+def test_the_games_rows_judge_each_horizons_best_run(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Three runs of each horizon, in turn; the rows and the exponent use the best.
+
+    A fake child: time proportional to the games, but the second round of
+    the longest horizon a tenth faster and the third three times as slow.
+    The first run (the median), the last (the maximum) or a mean would each
+    give another value for the row and for the exponent.
+    """
+    scale = sys.modules["_scale"]
+    horizon_years = [1.0, 3.0, 10.0]
+    monkeypatch.setattr(scale, "horizons", lambda *args: list(horizon_years))
+    seen: dict[tuple[int, float], int] = {}
+
+    def child(spec: dict[str, Any]) -> dict[str, Any]:
+        n, years = int(spec["n_players"]), float(spec["years"])
+        games = int(n * years * 10)
+        k = seen[n, years] = seen.get((n, years), 0) + 1
+        slow = {2: 0.9, 3: 3.0}.get(k, 1.0) if (n, years) == (10_000, 10.0) else 1.0
+        return {
+            "games": games,
+            "seconds": games * 1e-5 * slow,
+            "n_total": n,
+            "peak_rss_mb": 1.0,
+            "parts": {"part": 1.0},
+        }
+
+    out = scale.scale(
+        False,
+        child,
+        lambda n, years, seed: (n * years * 10.0, n),
+        bench.Row,
+        bench.Outcome,
+        lambda: "0.00 0.00 0.00",
+    )
+    assert seen[10_000, 10.0] == scale.REPEATS == 3
+    assert seen[200_000, 10.0] == 1
+    rows = {r.case.split(":")[0]: r for r in out.rows if r.scenario == "scale"}
+    longest = rows["10,000 players, 10.0 years"]
+    # 1,000,000 games x 1e-5 s, a tenth faster in the best round.
+    assert longest.value == pytest.approx(9.0)
+    assert "best of 3 (9.0 to 30.0 s)" in longest.measured
+    b = next(r for r in out.rows if r.case.startswith("exponent of time in games"))
+    best = scale.exponent([1e5, 3e5, 1e6], [1.0, 3.0, 9.0])
+    assert b.value == pytest.approx(best, abs=1e-12)
+    assert abs(best - 1.0) > 0.02
+    assert "each round's own" in b.measured
