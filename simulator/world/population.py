@@ -507,17 +507,47 @@ def _draw_extended(
         arrival = np.sort(start + rng.random(n_new) * (end - start))
         parts.append(_draw_players(config, arrival, False, end, rng))
     else:
+        months = []
         month = start
         while month < end:
+            months.append(month)
+            month += DAYS_PER_MONTH
+        # The pool at each month's start, counted as players are drawn: each
+        # adds one to the months from the next on that begin before they
+        # leave (a running sum of changes, not a pass over everyone a month).
+        month_start = np.array(months)
+        change = np.zeros(month_start.size + 1, dtype=np.int64)
+        _count_in_pool(change, parts[0]["departure"], month_start, 0)
+        in_pool = 0
+        for i, month in enumerate(months):
             length = min(DAYS_PER_MONTH, end - month)
-            in_pool = sum(int(np.count_nonzero(p["departure"] > month)) for p in parts)
+            in_pool += int(change[i])
             n_new = int(
                 rng.poisson(config.arrival_rate * in_pool * length / DAYS_PER_YEAR)
             )
             arrival = np.sort(month + rng.random(n_new) * length)
             parts.append(_draw_players(config, arrival, False, end, rng))
-            month += DAYS_PER_MONTH
+            _count_in_pool(change, parts[-1]["departure"], month_start, i + 1)
     return {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+
+
+def _count_in_pool(
+    change: NDArray[np.int64],
+    departure: FloatArray,
+    month_start: FloatArray,
+    first: int,
+) -> None:
+    """Count players in the pool at the starts of months ``first`` on.
+
+    A player is in the pool at a month's start before their ``departure``
+    (``departure > start``; NaN never): months ``first`` up to the first that
+    begins on or after it. ``change[i]`` is the pool at month ``i`` less
+    that at month ``i - 1``.
+    """
+    end = np.searchsorted(month_start, departure, side="left")
+    end = np.where(np.isnan(departure), first, np.maximum(end, first))
+    change[first] += departure.size
+    change -= np.bincount(end, minlength=change.size)
 
 
 def active(population: Population, day: float) -> NDArray[np.bool_]:

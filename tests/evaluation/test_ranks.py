@@ -62,6 +62,34 @@ def test_argsort_sorts(n: int, seed: int) -> None:
         np.testing.assert_array_equal(x[order], x[np.argsort(x, kind="stable")])
 
 
+@pytest.mark.parametrize("n", [1, 2, 1023, 1024, 5000, 70_000])
+def test_radix_sort_is_numpys(n: int, seed: int) -> None:
+    """The radix sort gives np.sort's array: any keys, repeats, shared digits."""
+    rng = np.random.default_rng(seed + n)
+    top = np.uint64(0xFFF) << np.uint64(52)
+    for keys in (
+        rng.integers(0, 2**64, n, dtype=np.uint64),  # every digit varies
+        rng.integers(0, 5, n, dtype=np.uint64),  # repeats; five digits shared
+        rng.integers(0, 2**20, n, dtype=np.uint64) | top,  # the middle shared
+        np.full(n, 2**63 + 12345, dtype=np.uint64),  # every digit shared
+    ):
+        got = keys.copy()
+        ranks_module._radix_sort(got)
+        np.testing.assert_array_equal(got, np.sort(keys))
+
+
+def test_argsort_orders_alike_by_either_sort(
+    seed: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The order from argsort is the same whether numpy or the radix sort sorts."""
+    rng = np.random.default_rng(seed)
+    x = np.where(rng.random(3000) < 0.05, np.nan, rng.normal(1500.0, 300.0, 3000))
+    x[:40] = 1500.0  # a run of ties, put in order after the sort
+    by_radix = argsort(x)
+    monkeypatch.setattr(ranks_module, "_RADIX_FROM", 10**9)
+    np.testing.assert_array_equal(argsort(x), by_radix)
+
+
 def _bits(x: object) -> bytes:
     """The bytes of a float64 (or an array of them): equal bits, not just values."""
     return np.asarray(x, dtype=np.float64).tobytes()
