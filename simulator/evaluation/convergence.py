@@ -409,9 +409,26 @@ def catch_up(
     before, or begins at the first checkpoint applied, if none); the pending
     curve value is the last error. The games played were the same throughout,
     so a run begun here begins at them.
+
+    The last checkpoint outside a threshold is found by bisection, not by a
+    scan back over every checkpoint since the player's last update (a
+    player gone in a run's first year misses most of its checkpoints). With
+    ``x = rating - true``, the error ``|x - offset|`` is outside ``t`` where
+    ``x - offset`` is ``t`` or more, or ``-t`` or less, and ``x - offset``
+    falls as the offset rises (rounded too): some checkpoint of a stretch
+    has its error outside exactly when the stretch's least or greatest
+    offset does, or one has none (NaN, an infinite error). Whether one of
+    the checkpoints from ``c`` to ``through`` is outside can only turn
+    false as ``c`` grows, so the last one outside is found in
+    ``log2(through - first)`` steps, from the least and greatest offset and
+    a NaN of each such stretch (:func:`_stretch_bounds`), the same
+    :func:`_error` of the same offsets as a scan back. At the end of
+    ``benchmarks/run.py``'s 40-year world (273,161 newcomers deferred, 2,089
+    checkpoints) the catching up took 0.10 to 0.12 s against 1.76 to 2.11 s
+    scanning back (the same state after, two runs each, one process).
     """
     n_sys, n_thr = entry.shape[1], entry.shape[2]
-    # The last checkpoint outside each threshold, scanning back.
+    low, high, gap = _stretch_bounds(offsets, through)
     out_at = np.empty(n_thr, dtype=np.intp)
     for p in players:
         first = synced[p] + 1
@@ -424,15 +441,17 @@ def catch_up(
                 if g == 0:
                     continue
                 last_error[p, s] = e
-                out_at[:] = -1
-                # Thresholds increase: outside the largest, outside all of them.
-                for c in range(through, first - 1, -1):
-                    ec = _error(key_rating[p, s], key_true[p], offsets[s, c])
-                    for j in range(n_thr):
-                        if out_at[j] < 0 and not ec < thresholds[j]:
-                            out_at[j] = c
-                    if out_at[n_thr - 1] >= 0:
-                        break
+                for j in range(n_thr):
+                    out_at[j] = _last_outside(
+                        key_rating[p, s],
+                        key_true[p],
+                        thresholds[j],
+                        low[s],
+                        high[s],
+                        gap[s],
+                        first,
+                        through,
+                    )
                 before = inside[p, s]
                 count = 0
                 for j in range(n_thr):
@@ -452,6 +471,69 @@ def catch_up(
                 last_day[p] = days[through]
             synced[p] = through
         deferred[p] = False
+
+
+@jit
+def _stretch_bounds(
+    offsets: FloatArray, through: int
+) -> tuple[FloatArray, FloatArray, NDArray[np.bool_]]:
+    """Per system and checkpoint ``c``, over checkpoints ``c`` to ``through``.
+
+    The least and greatest offset that is not NaN (``inf`` and ``-inf`` if
+    none) and whether one is NaN; columns after ``through`` are not set.
+    """
+    n_sys = offsets.shape[0]
+    low = np.empty((n_sys, through + 1))
+    high = np.empty((n_sys, through + 1))
+    gap = np.empty((n_sys, through + 1), dtype=np.bool_)
+    for s in range(n_sys):
+        lo, hi, nan = np.inf, -np.inf, False
+        for c in range(through, -1, -1):
+            o = offsets[s, c]
+            if np.isnan(o):
+                nan = True
+            else:
+                lo = min(lo, o)
+                hi = max(hi, o)
+            low[s, c], high[s, c], gap[s, c] = lo, hi, nan
+    return low, high, gap
+
+
+@jit
+def _last_outside(
+    rating: float,
+    true: float,
+    threshold: float,
+    low: FloatArray,
+    high: FloatArray,
+    gap: NDArray[np.bool_],
+    first: int,
+    through: int,
+) -> int:
+    """The last checkpoint of ``first .. through`` outside ``threshold``, or -1.
+
+    Outside: the error ``threshold`` or above, or no offset (NaN); from the
+    bounds of :func:`_stretch_bounds`.
+    """
+    # Whether some checkpoint from c to through is outside: true, then false.
+    lo, hi = first, through
+    if not (
+        gap[lo]
+        or not _error(rating, true, low[lo]) < threshold
+        or not _error(rating, true, high[lo]) < threshold
+    ):
+        return -1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if (
+            gap[mid]
+            or not _error(rating, true, low[mid]) < threshold
+            or not _error(rating, true, high[mid]) < threshold
+        ):
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
 
 
 @jit
