@@ -10,7 +10,7 @@ scale
     million games (a long world, newcomers drawn for the whole horizon),
     each run three times, the three horizons in turn (the best of each
     judged, as the kernels' best of N: one run of the 40-year world varied
-    by up to 15 % on a shared machine, a 9-year one by 40 %), with the
+    by up to 15 % on a shared machine, a 9-year one by 60 %), with the
     exponent of time in games fitted over the best runs; 10,000, 100,000
     and 1,000,000 players over one year, with the exponent of time in
     players; and 200,000 players over ten years.
