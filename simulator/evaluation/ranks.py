@@ -35,7 +35,14 @@ from numpy.typing import NDArray
 from simulator._jit import jit
 from simulator._types import FloatArray, IntArray
 
-__all__ = ["TrueRanks", "argsort", "average_ranks", "needs_sort", "spearman"]
+__all__ = [
+    "TrueRanks",
+    "argsort",
+    "average_ranks",
+    "needs_sort",
+    "spearman",
+    "whole_in_short_range",
+]
 
 
 def average_ranks(x: FloatArray) -> FloatArray:
@@ -46,7 +53,7 @@ def average_ranks(x: FloatArray) -> FloatArray:
     counts when ``x`` holds whole numbers in a short range (the list systems'
     ratings), which needs no sort at all.
     """
-    if _whole_in_short_range(x):
+    if whole_in_short_range(x):
         return _ranks_by_counting(x)
     return _ranks_in_order(x, argsort(x))
 
@@ -198,11 +205,15 @@ def _order_of_keys(
 
 def needs_sort(x: FloatArray) -> bool:
     """Whether :func:`average_ranks` of ``x`` sorts (rather than counts)."""
-    return x.shape[0] > 0 and not _whole_in_short_range(x)
+    return x.shape[0] > 0 and not whole_in_short_range(x)
 
 
-def _whole_in_short_range(x: FloatArray) -> bool:
-    """Whether ``x`` (not empty) holds whole numbers spanning at most ``4n + 1024``."""
+def whole_in_short_range(x: FloatArray) -> bool:
+    """Whether ``x`` (not empty) holds whole numbers spanning at most ``4n + 1024``.
+
+    Such values are put in order by counting them (``np.bincount`` of
+    ``x - x.min()``), in time and memory linear in ``n``, with no sort.
+    """
     n = x.shape[0]
     if n == 0:
         return False

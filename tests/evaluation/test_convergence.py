@@ -8,7 +8,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from simulator.evaluation.convergence import kaplan_meier_quantiles, newcomer_errors
+from simulator.evaluation.convergence import (
+    DAYS_PER_MONTH,
+    kaplan_meier_quantiles,
+    months_to_converge,
+    newcomer_errors,
+)
 
 
 def test_kaplan_meier_early_censoring_is_not_failure() -> None:
@@ -39,3 +44,111 @@ def test_newcomer_errors_are_the_formula(seed: int) -> None:
     assert out.tobytes() == want.tobytes()
     newcomer_errors(rating, true, np.nan, newcomers, out)
     assert np.all(out == np.inf)
+
+
+def _kaplan_meier_by_sorting(
+    time: np.ndarray, observed: np.ndarray, qs: list[float], min_at_risk: int
+) -> list[float]:
+    """The estimator as first written: a sort, a running product, a search."""
+    if time.size == 0:
+        return [np.nan] * len(qs)
+    order = np.lexsort((~observed, time))
+    t, d = time[order], observed[order]
+    at_risk = t.size - np.arange(t.size)
+    survival = np.cumprod(np.where(d, 1.0 - 1.0 / at_risk, 1.0))
+    out = []
+    for q in qs:
+        hit = np.flatnonzero(
+            d & (survival <= 1.0 - q + 1e-12) & (at_risk >= min_at_risk)
+        )
+        out.append(float(t[hit[0]]) if hit.size else np.inf)
+    return out
+
+
+def _same(a: list[float], b: list[float]) -> bool:
+    """Equal lists of floats, bit for bit (NaN matching NaN, -0.0 not 0.0)."""
+    return np.array(a).tobytes() == np.array(b).tobytes()
+
+
+def test_kaplan_meier_counted_is_the_sorted_estimator(seed: int) -> None:
+    """Whole times (counted) and any others (sorted) give the first estimator's bits.
+
+    Many ties, few or many censored, every quantile and at-risk floor; whole
+    numbers far apart and beyond 2^53 (sorted, or counted where their span is
+    short), -0.0 beside 0.0, NaN and inf.
+    """
+    rng = np.random.default_rng(seed)
+    qs = [0.25, 0.5, 0.75, 0.0, 1.0, 0.9, 0.1]
+    for case in range(40):
+        n = int(rng.integers(1, 400))
+        kind = case % 5
+        if kind == 0:  # games played: small whole numbers, ties
+            time = rng.integers(0, int(rng.integers(1, 60)), n).astype(float)
+        elif kind == 1:  # whole numbers far beyond 2^53, close together
+            time = 2.0**60 + 2.0**8 * rng.integers(-5, 5, n)
+        elif kind == 2:  # negative whole numbers and both zeros
+            time = rng.integers(-3, 3, n).astype(float)
+            time[rng.random(n) < 0.3] = -0.0
+        elif kind == 3:  # fractions, and whole numbers too far apart to count
+            time = np.round(rng.normal(0.0, 50.0, n), 1)
+            time[rng.random(n) < 0.2] = 1e6 * rng.integers(0, 3)
+        else:  # NaN and inf
+            time = rng.integers(0, 10, n).astype(float)
+            time[rng.random(n) < 0.1] = np.nan
+            time[rng.random(n) < 0.1] = np.inf
+        observed = rng.random(n) < rng.choice([0.05, 0.5, 0.95, 1.0])
+        for min_at_risk in (1, 2, int(rng.integers(1, n + 2))):
+            got = kaplan_meier_quantiles(time, observed, qs, min_at_risk=min_at_risk)
+            want = _kaplan_meier_by_sorting(time, observed, qs, min_at_risk)
+            assert _same(got, want), (case, kind, min_at_risk, got, want)
+
+
+def test_kaplan_meier_of_no_data_is_nan() -> None:
+    """No times: every quantile NaN (either way of ordering them)."""
+    empty = np.empty(0)
+    assert _same(
+        kaplan_meier_quantiles(empty, np.empty(0, dtype=bool), [0.25, 0.5]),
+        [np.nan, np.nan],
+    )
+
+
+def test_months_to_converge_is_the_sorted_estimator_in_months(seed: int) -> None:
+    """Counted in whole days, then months: the bits of the estimator over months."""
+    rng = np.random.default_rng(seed)
+    for case in range(30):
+        n = int(rng.integers(1, 300))
+        first_day = (7 * rng.integers(0, 500, n)).astype(np.float64)
+        entry = np.where(rng.random(n) < 0.6, rng.integers(1, 80, n), np.nan)
+        step = 7.0 if case % 3 else 0.5  # weekly checkpoints, or half days
+        entry_day = (first_day + step * rng.integers(0, 300, n)).astype(np.float32)
+        last_day = first_day + step * rng.integers(0, 300, n).astype(np.float64)
+        if case % 5 == 4:  # times beyond the counted range
+            last_day += 2.0**45 * rng.integers(0, 2, n)
+        min_at_risk = int(rng.integers(1, 20))
+        observed = ~np.isnan(entry)
+        days = np.where(observed, entry_day, last_day) - first_day
+        (want,) = _kaplan_meier_by_sorting(
+            days / DAYS_PER_MONTH, observed, [0.5], min_at_risk
+        )
+        got = months_to_converge(entry, entry_day, first_day, last_day, min_at_risk)
+        assert _same([got], [want]), (case, got, want)
+
+
+def test_months_to_converge_of_days_that_meet_in_months() -> None:
+    """Whole days too large to stay apart in months are not counted in days.
+
+    Two neighbouring float64 day counts near 1.7e16 fall on one number of
+    months: in months the converged newcomer comes first (events before
+    censorings at a tie), with two at risk; in days the censored one would.
+    """
+    converged = np.float32(1.7429582877556736e16)
+    censored = np.nextafter(np.float64(converged), 0.0)
+    assert censored / DAYS_PER_MONTH == np.float64(converged) / DAYS_PER_MONTH
+    got = months_to_converge(
+        np.array([1.0, np.nan]),
+        np.array([converged, np.nan], dtype=np.float32),
+        np.zeros(2),
+        np.array([float(converged), censored]),
+        2,
+    )
+    assert got == np.float64(converged) / DAYS_PER_MONTH
