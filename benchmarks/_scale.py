@@ -10,10 +10,15 @@ scale
     million games (a long world, newcomers drawn for the whole horizon),
     each run three times, the three horizons in turn (the best of each
     judged, as the kernels' best of N: one run of the 40-year world varied
-    by up to 15 % on a shared machine, a 9-year one by 60 %), with the
+    by up to 20 % on a shared machine, a 9-year one by 60 %), with the
     exponent of time in games fitted over the best runs; 10,000, 100,000
     and 1,000,000 players over one year, with the exponent of time in
     players; and 200,000 players over ten years.
+side-by-side (on demand: ``--scenario side-by-side``)
+    The exponent of time in games from the shortest and the longest horizon
+    run at once, one on each core: the short one again and again for as
+    long as the long one runs, so that both see the same stretch of the
+    machine's speed (:func:`side_by_side`).
 first-run
     ``ratingsim run`` (the README's default experiment) twice in fresh
     processes with one new, empty numba cache folder: the first run
@@ -27,6 +32,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -44,6 +50,10 @@ LINEAR = 1.05
 FIRST_RUN_RATIO = 1.5
 #: Runs of each horizon of the time-in-games rows (full run; quick: 1).
 REPEATS = 3
+#: Years of the pilot run that aims the horizons.
+PILOT_YEARS = 1.0
+#: Long runs of the side-by-side scenario (full run; quick: 1).
+SIDE_TRIALS = 2
 
 
 def exponent(sizes: list[float], seconds: list[float]) -> float:
@@ -113,6 +123,26 @@ def horizons(
     raise ValueError(f"{max(targets):,.0f} games take more than {years:g} years")
 
 
+def _aim(
+    small: int,
+    shrink: float,
+    seed: int,
+    child: Callable[[int, float], dict[str, Any]],
+    nominal_sides: Callable[[int, float, int], tuple[float, int]],
+) -> tuple[dict[str, Any], float, list[float]]:
+    """A pilot run, its games per nominal player-game, the horizons' years.
+
+    The pilot (:data:`PILOT_YEARS` at ``small`` players) gives the games a
+    nominal player-game delivers at this size; the horizons are those of
+    :data:`GAME_TARGETS` / ``shrink`` (:func:`horizons`).
+    """
+    pilot = child(small, PILOT_YEARS)
+    sides, _ = nominal_sides(small, PILOT_YEARS, seed)
+    per_side = float(pilot["games"]) / sides
+    targets = [t / shrink for t in GAME_TARGETS]
+    return pilot, per_side, horizons(small, targets, per_side, seed)
+
+
 def scale(
     quick: bool,
     run_child: Callable[[dict[str, Any]], dict[str, Any]],
@@ -153,14 +183,8 @@ def scale(
             f"{res['peak_rss_mb']:,.0f} MB | {res['load']} |"
         )
 
-    # Time in games: one pool, longer and longer horizons. A pilot year gives
-    # the games a nominal player-game delivers at this size.
-    pilot_years = 1.0
-    pilot = child(small, pilot_years)
-    sides, _ = nominal_sides(small, pilot_years, seed)
-    per_side = pilot["games"] / sides
-    targets = [t / shrink for t in GAME_TARGETS]
-    years_of = horizons(small, targets, per_side, seed)
+    # Time in games: one pool, longer and longer horizons.
+    pilot, per_side, years_of = _aim(small, shrink, seed, child, nominal_sides)
     repeats = 1 if quick else REPEATS
     # Rounds of the three horizons in turn, so that a slow spell of the
     # machine weighs on every horizon alike.
@@ -296,7 +320,7 @@ def scale(
             "Scale: every run",
             "The default comparison world (7 systems, every metric), one "
             "replicate in a child process, seed "
-            f"{seed}. Horizons of the game rows from a {pilot_years:g}-year "
+            f"{seed}. Horizons of the game rows from a {PILOT_YEARS:g}-year "
             f"pilot at {small:,} players ({pilot['games']:,} games, "
             f"{per_side:.3f} games per nominal player-game); each horizon run "
             f"{repeats} time(s), the horizons in turn, and the results table "
@@ -310,6 +334,133 @@ def scale(
         )
     )
     return out
+
+
+def side_by_side(
+    quick: bool,
+    run_child: Callable[[dict[str, Any]], dict[str, Any]],
+    nominal_sides: Callable[[int, float, int], tuple[float, int]],
+    row: Callable[..., Any],
+    outcome: Any,
+    load: Callable[[], str],
+) -> Any:
+    """The exponent of time in games from the shortest and longest horizon at once.
+
+    The scale rows run their horizons one after the other; on a machine
+    whose speed drifts over minutes a short run can fall wholly in a fast
+    (or slow) stretch that a long run averages over, and the exponent
+    between them moves with it (benchmarks/README.md, issue 22 continued
+    (4): 1.067 and 1.021 for the same code an hour apart). Here the longest
+    horizon runs once in one child while the shortest runs again and again
+    in another, one on each core, until the long one ends. The short runs
+    whose timed part lies wholly within the long run's count; the exponent
+    is the slope between their mean time and the long run's (two points, as
+    :func:`exponent`). Both children share the caches and the memory, so each
+    runs slower than alone, but alike. Not judged: the scale rows' exponent
+    is the issue's figure; this one says how much of it is the machine.
+    """
+    out = outcome()
+    seed = 20240101
+    small = 1_000 if quick else 10_000
+    shrink = 200.0 if quick else 1.0
+
+    def child(n_players: int, years: float) -> dict[str, Any]:
+        res = run_child(
+            {"n_players": n_players, "years": years, "seed": seed, "warm": True}
+        )
+        if "error" in res:
+            raise RuntimeError(res["error"][-500:])
+        return res
+
+    _, _, years_of = _aim(small, shrink, seed, child, nominal_sides)
+    short_years, long_years = years_of[0], years_of[-1]
+    lines = [
+        "| long run | its time | short runs within it | their times | their mean "
+        "| exponent | load after |",
+        "| ---: | ---: | ---: | --- | ---: | ---: | --- |",
+    ]
+    exponents: list[float] = []
+    for trial in range(1 if quick else SIDE_TRIALS):
+        box: dict[str, Any] = {}
+        thread = threading.Thread(target=_into, args=(box, child, small, long_years))
+        thread.start()
+        shorts: list[dict[str, Any]] = []
+        while thread.is_alive():
+            shorts.append(child(small, short_years))
+        thread.join()
+        if "error" in box:
+            raise box["error"]
+        long_run = box["result"]
+        begin = float(long_run["started"])
+        end = begin + float(long_run["seconds"])
+        inside = [
+            r
+            for r in shorts
+            if float(r["started"]) >= begin
+            and float(r["started"]) + float(r["seconds"]) <= end
+        ]
+        times = [float(r["seconds"]) for r in inside]
+        if times:
+            mean = float(np.mean(times))
+            b = exponent(
+                [float(inside[0]["games"]), float(long_run["games"])],
+                [mean, float(long_run["seconds"])],
+            )
+            exponents.append(b)
+            listed = ", ".join(f"{t:,.1f}" for t in times)
+            lines.append(
+                f"| {trial + 1} | {long_run['seconds']:,.1f} s | {len(times)} of "
+                f"{len(shorts)} | {listed} | {mean:,.2f} s | {b:.3f} | {load()} |"
+            )
+        else:
+            lines.append(
+                f"| {trial + 1} | {long_run['seconds']:,.1f} s | 0 of {len(shorts)} "
+                f"| | | | {load()} |"
+            )
+    games = f"{small:,} players, {short_years:.1f} and {long_years:.1f} years"
+    if exponents:
+        each = ", ".join(f"{b:.3f}" for b in exponents)
+        measured = (
+            f"{float(np.mean(exponents)):.3f} (mean over {len(exponents)} long "
+            f"run(s): {each})"
+        )
+        value = float(np.mean(exponents))
+    else:
+        measured = "no short run lay within a long one"
+        value = math.nan
+    out.rows.append(
+        row(
+            "side-by-side",
+            f"exponent of time in games, {games}, run side by side (not judged)",
+            measured,
+            value=value,
+        )
+    )
+    out.sections.append(
+        (
+            "Side by side: every long run",
+            f"The default comparison world, seed {seed}, {small:,} players: "
+            f"{long_years:.2f} years in one child while {short_years:.2f} years "
+            "run again and again in another (one per core); the short runs "
+            "whose timed part lies within the long run's count. Exponent: the "
+            "slope of log time on log games between their mean and the long "
+            "run.\n\n" + "\n".join(lines),
+        )
+    )
+    return out
+
+
+def _into(
+    box: dict[str, Any],
+    child: Callable[[int, float], dict[str, Any]],
+    n_players: int,
+    years: float,
+) -> None:
+    """``box["result"] = child(n_players, years)``, or ``box["error"]`` (a thread)."""
+    try:
+        box["result"] = child(n_players, years)
+    except Exception as exc:  # re-raised by the caller, in its own thread
+        box["error"] = exc
 
 
 def _timed_run(args: list[str], env: dict[str, str], cwd: str) -> tuple[float, float]:

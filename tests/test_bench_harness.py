@@ -8,6 +8,7 @@ judged against its target (issue 22, item 5).
 from __future__ import annotations
 
 import importlib.util
+import math
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -160,3 +161,56 @@ def test_the_games_rows_judge_each_horizons_best_run(
     assert b.value == pytest.approx(best, abs=1e-12)
     assert abs(best - 1.0) > 0.02
     assert "each round's own" in b.measured
+
+
+def test_side_by_side_counts_the_short_runs_within_the_long_one(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Short runs count only when their timed part lies within the long run's.
+
+    A fake child: the long run (timed from 100 to 150 s of the wall clock)
+    returns once four short runs have been started; the short runs start at
+    99 s (before it), 110 and 125 s (within it, 10 s each) and 145 s (ending
+    after it). The exponent is the slope between the mean of the two within
+    (10 s, 100,000 games) and the long run (50 s, 1,000,000 games); counting
+    the runs outside (8 and 30 s) would change it.
+    """
+    import threading
+
+    scale = sys.modules["_scale"]
+    monkeypatch.setattr(scale, "horizons", lambda *args: [1.0, 3.0, 10.0])
+    four_started = threading.Event()
+    shorts: list[float] = []
+    starts = {1: (99.0, 8.0), 2: (110.0, 10.0), 3: (125.0, 10.0), 4: (145.0, 30.0)}
+
+    def child(spec: dict[str, Any]) -> dict[str, Any]:
+        years = float(spec["years"])
+        res: dict[str, Any] = {"n_total": 1, "peak_rss_mb": 1.0, "parts": {}}
+        if years == 10.0:
+            assert four_started.wait(timeout=30.0)
+            return {**res, "games": 1_000_000, "started": 100.0, "seconds": 50.0}
+        if years == 1.0 and not shorts and not four_started.is_set():
+            # The pilot (the shortest horizon is 1.0 too, but comes later).
+            shorts.append(math.nan)
+            return {**res, "games": 100_000, "started": 0.0, "seconds": 1.0}
+        shorts.append(years)
+        k = len(shorts) - 1
+        if k >= 4:
+            four_started.set()
+        started, seconds = starts.get(k, (200.0, 10.0))
+        return {**res, "games": 100_000, "started": started, "seconds": seconds}
+
+    out = scale.side_by_side(
+        True,
+        child,
+        lambda n, years, seed: (n * years * 10.0, n),
+        bench.Row,
+        bench.Outcome,
+        lambda: "0.00 0.00 0.00",
+    )
+    (row,) = out.rows
+    want = scale.exponent([1e5, 1e6], [10.0, 50.0])
+    assert row.value == pytest.approx(want, abs=1e-12)
+    assert abs(want - scale.exponent([1e5, 1e6], [(8 + 10 + 10 + 30) / 4, 50.0])) > 0.1
+    assert row.status == "info"
+    assert "| 2 of " in out.sections[0][1]
