@@ -27,6 +27,7 @@ first-run
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import subprocess
@@ -54,6 +55,41 @@ REPEATS = 3
 PILOT_YEARS = 1.0
 #: Long runs of the side-by-side scenario (full run; quick: 1).
 SIDE_TRIALS = 2
+
+
+@dataclasses.dataclass(frozen=True)
+class Harness:
+    """What ``run.py`` lends the scenarios of this module.
+
+    Attributes
+    ----------
+    run_child : callable
+        Runs one replicate of the benchmark world in a fresh process from a
+        spec (``n_players``, ``years``, ``seed``, ``warm``); its figures.
+    nominal_sides : callable
+        ``(n_players, years, seed) -> (player-games, players)`` the
+        population's activity asks for.
+    row, outcome : callable
+        ``run.py``'s table types (``Row``, ``Outcome``).
+    load : callable
+        The load average now, as text.
+    """
+
+    run_child: Callable[[dict[str, Any]], dict[str, Any]]
+    nominal_sides: Callable[[int, float, int], tuple[float, int]]
+    row: Callable[..., Any]
+    outcome: Callable[[], Any]
+    load: Callable[[], str]
+
+    def child(self, n_players: int, years: float, seed: int) -> dict[str, Any]:
+        """One warm run of the world (:attr:`run_child`), with the load after it."""
+        res = self.run_child(
+            {"n_players": n_players, "years": years, "seed": seed, "warm": True}
+        )
+        if "error" in res:
+            raise RuntimeError(res["error"][-500:])
+        res["load"] = self.load()
+        return res
 
 
 def exponent(sizes: list[float], seconds: list[float]) -> float:
@@ -124,11 +160,7 @@ def horizons(
 
 
 def _aim(
-    small: int,
-    shrink: float,
-    seed: int,
-    child: Callable[[int, float], dict[str, Any]],
-    nominal_sides: Callable[[int, float, int], tuple[float, int]],
+    small: int, shrink: float, seed: int, harness: Harness
 ) -> tuple[dict[str, Any], float, list[float]]:
     """A pilot run, its games per nominal player-game, the horizons' years.
 
@@ -136,23 +168,17 @@ def _aim(
     nominal player-game delivers at this size; the horizons are those of
     :data:`GAME_TARGETS` / ``shrink`` (:func:`horizons`).
     """
-    pilot = child(small, PILOT_YEARS)
-    sides, _ = nominal_sides(small, PILOT_YEARS, seed)
+    pilot = harness.child(small, PILOT_YEARS, seed)
+    sides, _ = harness.nominal_sides(small, PILOT_YEARS, seed)
     per_side = float(pilot["games"]) / sides
     targets = [t / shrink for t in GAME_TARGETS]
     return pilot, per_side, horizons(small, targets, per_side, seed)
 
 
-def scale(
-    quick: bool,
-    run_child: Callable[[dict[str, Any]], dict[str, Any]],
-    nominal_sides: Callable[[int, float, int], tuple[float, int]],
-    row: Callable[..., Any],
-    outcome: Any,
-    load: Callable[[], str],
-) -> Any:
-    """The scale rows; ``run.py`` passes its child runner and table types."""
-    out = outcome()
+def scale(quick: bool, harness: Harness) -> Any:
+    """The scale rows (``run.py`` lends its child runner and table types)."""
+    row = harness.row
+    out = harness.outcome()
     seed = 20240101
     small = 1_000 if quick else 10_000
     shrink = 200.0 if quick else 1.0
@@ -162,13 +188,7 @@ def scale(
         return ("pass" if ok else "miss") if judged else "info"
 
     def child(n_players: int, years: float) -> dict[str, Any]:
-        res = run_child(
-            {"n_players": n_players, "years": years, "seed": seed, "warm": True}
-        )
-        if "error" in res:
-            raise RuntimeError(res["error"][-500:])
-        res["load"] = load()
-        return res
+        return harness.child(n_players, years, seed)
 
     lines = [
         "| players | years | games | seconds | games/s | players drawn | peak RSS "
@@ -184,7 +204,7 @@ def scale(
         )
 
     # Time in games: one pool, longer and longer horizons.
-    pilot, per_side, years_of = _aim(small, shrink, seed, child, nominal_sides)
+    pilot, per_side, years_of = _aim(small, shrink, seed, harness)
     repeats = 1 if quick else REPEATS
     # Rounds of the three horizons in turn, so that a slow spell of the
     # machine weighs on every horizon alike.
@@ -336,14 +356,7 @@ def scale(
     return out
 
 
-def side_by_side(
-    quick: bool,
-    run_child: Callable[[dict[str, Any]], dict[str, Any]],
-    nominal_sides: Callable[[int, float, int], tuple[float, int]],
-    row: Callable[..., Any],
-    outcome: Any,
-    load: Callable[[], str],
-) -> Any:
+def side_by_side(quick: bool, harness: Harness) -> Any:
     """The exponent of time in games from the shortest and longest horizon at once.
 
     The scale rows run their horizons one after the other; on a machine
@@ -359,20 +372,16 @@ def side_by_side(
     runs slower than alone, but alike. Not judged: the scale rows' exponent
     is the issue's figure; this one says how much of it is the machine.
     """
-    out = outcome()
+    row, load = harness.row, harness.load
+    out = harness.outcome()
     seed = 20240101
     small = 1_000 if quick else 10_000
     shrink = 200.0 if quick else 1.0
 
     def child(n_players: int, years: float) -> dict[str, Any]:
-        res = run_child(
-            {"n_players": n_players, "years": years, "seed": seed, "warm": True}
-        )
-        if "error" in res:
-            raise RuntimeError(res["error"][-500:])
-        return res
+        return harness.child(n_players, years, seed)
 
-    _, _, years_of = _aim(small, shrink, seed, child, nominal_sides)
+    _, _, years_of = _aim(small, shrink, seed, harness)
     short_years, long_years = years_of[0], years_of[-1]
     lines = [
         "| long run | its time | short runs within it | their times | their mean "

@@ -81,7 +81,7 @@ from typing import Any  # noqa: E402
 
 import numpy as np  # noqa: E402
 from _proc import load_average, peak_kb  # noqa: E402
-from _scale import first_run, side_by_side  # noqa: E402
+from _scale import Harness, first_run, side_by_side  # noqa: E402
 from _scale import scale as scale_rows  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
@@ -1441,6 +1441,7 @@ def main(argv: list[str] | None = None) -> int:
     info = machine_info()
     rows: list[Row] = []
     sections: list[tuple[str, str]] = []
+    harness = Harness(_run_child, _nominal_sides, Row, Outcome, load_average)
     t_all = time.perf_counter()
     for name in chosen:
         print(
@@ -1450,13 +1451,9 @@ def main(argv: list[str] | None = None) -> int:
         if name == "end-to-end":
             outcome = end_to_end(args.quick, args.horizon, args.big_days)
         elif name == "scale":
-            outcome = scale_rows(
-                args.quick, _run_child, _nominal_sides, Row, Outcome, load_average
-            )
+            outcome = scale_rows(args.quick, harness)
         elif name == "side-by-side":
-            outcome = side_by_side(
-                args.quick, _run_child, _nominal_sides, Row, Outcome, load_average
-            )
+            outcome = side_by_side(args.quick, harness)
         elif name == "first-run":
             outcome = first_run(args.quick, Row, Outcome)
         else:

@@ -38,6 +38,17 @@ def bench() -> ModuleType:
     return module
 
 
+def _harness(bench: ModuleType, child: Any) -> Any:
+    """The scale scenarios' harness around a fake child (nominal games: 10 a year)."""
+    return sys.modules["_scale"].Harness(
+        child,
+        lambda n, years, seed: (n * years * 10.0, n),
+        bench.Row,
+        bench.Outcome,
+        lambda: "0.00 0.00 0.00",
+    )
+
+
 def test_floor_reads_its_prepared_inputs_in_place(bench: ModuleType) -> None:
     """Prepared from read-only arrays, the floor allocates its output only."""
     rng = np.random.default_rng(5)
@@ -141,14 +152,7 @@ def test_the_games_rows_judge_each_horizons_best_run(
             "parts": {"part": 1.0},
         }
 
-    out = scale.scale(
-        False,
-        child,
-        lambda n, years, seed: (n * years * 10.0, n),
-        bench.Row,
-        bench.Outcome,
-        lambda: "0.00 0.00 0.00",
-    )
+    out = scale.scale(False, _harness(bench, child))
     assert seen[10_000, 10.0] == scale.REPEATS == 3
     assert seen[200_000, 10.0] == 1
     rows = {r.case.split(":")[0]: r for r in out.rows if r.scenario == "scale"}
@@ -200,14 +204,7 @@ def test_side_by_side_counts_the_short_runs_within_the_long_one(
         started, seconds = starts.get(k, (200.0, 10.0))
         return {**res, "games": 100_000, "started": started, "seconds": seconds}
 
-    out = scale.side_by_side(
-        True,
-        child,
-        lambda n, years, seed: (n * years * 10.0, n),
-        bench.Row,
-        bench.Outcome,
-        lambda: "0.00 0.00 0.00",
-    )
+    out = scale.side_by_side(True, _harness(bench, child))
     (row,) = out.rows
     want = scale.exponent([1e5, 1e6], [10.0, 50.0])
     assert row.value == pytest.approx(want, abs=1e-12)

@@ -10,6 +10,7 @@ import numpy as np
 
 from simulator.evaluation.convergence import (
     DAYS_PER_MONTH,
+    _km_by_sorting,
     kaplan_meier_quantiles,
     months_to_converge,
     newcomer_errors,
@@ -46,23 +47,30 @@ def test_newcomer_errors_are_the_formula(seed: int) -> None:
     assert np.all(out == np.inf)
 
 
-def _kaplan_meier_by_sorting(
-    time: np.ndarray, observed: np.ndarray, qs: list[float], min_at_risk: int
-) -> list[float]:
-    """The estimator as first written: a sort, a running product, a search."""
-    if time.size == 0:
-        return [np.nan] * len(qs)
-    order = np.lexsort((~observed, time))
-    t, d = time[order], observed[order]
-    at_risk = t.size - np.arange(t.size)
-    survival = np.cumprod(np.where(d, 1.0 - 1.0 / at_risk, 1.0))
-    out = []
-    for q in qs:
-        hit = np.flatnonzero(
-            d & (survival <= 1.0 - q + 1e-12) & (at_risk >= min_at_risk)
-        )
-        out.append(float(t[hit[0]]) if hit.size else np.inf)
-    return out
+def test_kaplan_meier_by_hand_sorted_and_counted() -> None:
+    """Events before censorings at a tie, and the at-risk floor, either way.
+
+    Times 0.5, 1.5, 1.5 (censored), 2.5, 3.5 (censored): five at risk, the
+    survival 0.8, 0.6 (the event at 1.5 before the censoring), 0.6, 0.3.
+    The 0.45 quantile (survival 0.55 or below) is 2.5; were the censoring
+    first, the survival at 1.5 would be 0.8 x 2/3 and the quantile 1.5.
+    The fractions are sorted; twice them, whole numbers, are counted.
+    """
+    time = np.array([0.5, 1.5, 1.5, 2.5, 3.5])
+    observed = np.array([True, True, False, True, False])
+    qs = [0.25, 0.45, 0.5, 0.75]
+    assert kaplan_meier_quantiles(time, observed, qs) == [1.5, 2.5, 2.5, np.inf]
+    assert kaplan_meier_quantiles(2 * time, observed, qs) == [3.0, 5.0, 5.0, np.inf]
+    # 2.5 has two at risk: read with a floor of two, not of three.
+    assert kaplan_meier_quantiles(time, observed, qs, min_at_risk=2)[1] == 2.5
+    floor3 = [1.5, np.inf, np.inf, np.inf]
+    assert kaplan_meier_quantiles(time, observed, qs, min_at_risk=3) == floor3
+    assert kaplan_meier_quantiles(2 * time, observed, qs, min_at_risk=3) == [
+        3.0,
+        np.inf,
+        np.inf,
+        np.inf,
+    ]
 
 
 def _same(a: list[float], b: list[float]) -> bool:
@@ -71,7 +79,7 @@ def _same(a: list[float], b: list[float]) -> bool:
 
 
 def test_kaplan_meier_counted_is_the_sorted_estimator(seed: int) -> None:
-    """Whole times (counted) and any others (sorted) give the first estimator's bits.
+    """Whole times (counted) give the sorting estimator's bits; others are sorted.
 
     Many ties, few or many censored, every quantile and at-risk floor; whole
     numbers far apart and beyond 2^53 (sorted, or counted where their span is
@@ -99,7 +107,7 @@ def test_kaplan_meier_counted_is_the_sorted_estimator(seed: int) -> None:
         observed = rng.random(n) < rng.choice([0.05, 0.5, 0.95, 1.0])
         for min_at_risk in (1, 2, int(rng.integers(1, n + 2))):
             got = kaplan_meier_quantiles(time, observed, qs, min_at_risk=min_at_risk)
-            want = _kaplan_meier_by_sorting(time, observed, qs, min_at_risk)
+            want = _km_by_sorting(time, observed, qs, min_at_risk)
             assert _same(got, want), (case, kind, min_at_risk, got, want)
 
 
@@ -127,9 +135,7 @@ def test_months_to_converge_is_the_sorted_estimator_in_months(seed: int) -> None
         min_at_risk = int(rng.integers(1, 20))
         observed = ~np.isnan(entry)
         days = np.where(observed, entry_day, last_day) - first_day
-        (want,) = _kaplan_meier_by_sorting(
-            days / DAYS_PER_MONTH, observed, [0.5], min_at_risk
-        )
+        (want,) = _km_by_sorting(days / DAYS_PER_MONTH, observed, [0.5], min_at_risk)
         got = months_to_converge(entry, entry_day, first_day, last_day, min_at_risk)
         assert _same([got], [want]), (case, got, want)
 
