@@ -394,9 +394,13 @@ def side_by_side(quick: bool, harness: Harness) -> Any:
         thread = threading.Thread(target=_into, args=(box, child, small, long_years))
         thread.start()
         shorts: list[dict[str, Any]] = []
-        while thread.is_alive():
-            shorts.append(child(small, short_years))
-        thread.join()
+        try:
+            while thread.is_alive():
+                shorts.append(child(small, short_years))
+        finally:
+            # Whatever happened to a short run, the long one's child is not
+            # left running (nor this process waiting for it at exit).
+            thread.join()
         if "error" in box:
             raise box["error"]
         long_run = box["result"]
@@ -468,7 +472,7 @@ def _into(
     """``box["result"] = child(n_players, years)``, or ``box["error"]`` (a thread)."""
     try:
         box["result"] = child(n_players, years)
-    except Exception as exc:  # re-raised by the caller, in its own thread
+    except BaseException as exc:  # re-raised by the caller, in its own thread
         box["error"] = exc
 
 

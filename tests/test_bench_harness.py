@@ -8,7 +8,6 @@ judged against its target (issue 22, item 5).
 from __future__ import annotations
 
 import importlib.util
-import math
 import sys
 from pathlib import Path
 from types import ModuleType
@@ -172,42 +171,76 @@ def test_side_by_side_counts_the_short_runs_within_the_long_one(
 ) -> None:
     """Short runs count only when their timed part lies within the long run's.
 
-    A fake child: the long run (timed from 100 to 150 s of the wall clock)
-    returns once four short runs have been started; the short runs start at
-    99 s (before it), 110 and 125 s (within it, 10 s each) and 145 s (ending
-    after it). The exponent is the slope between the mean of the two within
-    (10 s, 100,000 games) and the long run (50 s, 1,000,000 games); counting
-    the runs outside (8 and 30 s) would change it.
+    A fake child: the long run (timed from 100 to 150 s of the wall clock,
+    1,000,000 games) returns once five short runs have been started; the
+    short runs (100,000 games; the pilot 50,000) start at 99 s (before it),
+    100 s (6 s long), 110 s (10 s) and 130 s (20 s: ending at 150 s), and
+    145 s (ending after it). The exponent is the slope between the mean of
+    the three within (12 s) and the long run (50 s): their median (10 s),
+    strict bounds, the pilot's games or the runs outside would change it.
     """
     import threading
 
     scale = sys.modules["_scale"]
     monkeypatch.setattr(scale, "horizons", lambda *args: [1.0, 3.0, 10.0])
-    four_started = threading.Event()
-    shorts: list[float] = []
-    starts = {1: (99.0, 8.0), 2: (110.0, 10.0), 3: (125.0, 10.0), 4: (145.0, 30.0)}
+    five_started = threading.Event()
+    calls: list[float] = []
+    starts = {
+        1: (99.0, 8.0),
+        2: (100.0, 6.0),
+        3: (110.0, 10.0),
+        4: (130.0, 20.0),
+        5: (145.0, 30.0),
+    }
 
     def child(spec: dict[str, Any]) -> dict[str, Any]:
         years = float(spec["years"])
         res: dict[str, Any] = {"n_total": 1, "peak_rss_mb": 1.0, "parts": {}}
         if years == 10.0:
-            assert four_started.wait(timeout=30.0)
+            assert five_started.wait(timeout=30.0)
             return {**res, "games": 1_000_000, "started": 100.0, "seconds": 50.0}
-        if years == 1.0 and not shorts and not four_started.is_set():
-            # The pilot (the shortest horizon is 1.0 too, but comes later).
-            shorts.append(math.nan)
-            return {**res, "games": 100_000, "started": 0.0, "seconds": 1.0}
-        shorts.append(years)
-        k = len(shorts) - 1
-        if k >= 4:
-            four_started.set()
+        calls.append(years)
+        if len(calls) == 1:  # the pilot (1.0 years, as the shortest horizon)
+            return {**res, "games": 50_000, "started": 0.0, "seconds": 1.0}
+        k = len(calls) - 1
+        if k >= 5:
+            five_started.set()
         started, seconds = starts.get(k, (200.0, 10.0))
         return {**res, "games": 100_000, "started": started, "seconds": seconds}
 
     out = scale.side_by_side(True, _harness(bench, child))
     (row,) = out.rows
-    want = scale.exponent([1e5, 1e6], [10.0, 50.0])
+    want = scale.exponent([1e5, 1e6], [12.0, 50.0])
     assert row.value == pytest.approx(want, abs=1e-12)
-    assert abs(want - scale.exponent([1e5, 1e6], [(8 + 10 + 10 + 30) / 4, 50.0])) > 0.1
+    for other in ([1e5, 1e6], [10.0, 50.0]), ([5e4, 1e6], [12.0, 50.0]):
+        assert abs(want - scale.exponent(*other)) > 0.05
     assert row.status == "info"
-    assert "| 2 of " in out.sections[0][1]
+    assert "| 3 of " in out.sections[0][1]
+
+
+def test_side_by_side_waits_for_the_long_run_when_a_short_one_fails(
+    bench: ModuleType, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A failed short run is raised only once the long run's child has ended."""
+    import threading
+    import time
+
+    scale = sys.modules["_scale"]
+    monkeypatch.setattr(scale, "horizons", lambda *args: [1.0, 3.0, 10.0])
+    long_done = threading.Event()
+    calls: list[float] = []
+
+    def child(spec: dict[str, Any]) -> dict[str, Any]:
+        res: dict[str, Any] = {"n_total": 1, "peak_rss_mb": 1.0, "parts": {}}
+        if float(spec["years"]) == 10.0:
+            time.sleep(0.5)
+            long_done.set()
+            return {**res, "games": 1_000_000, "started": 0.0, "seconds": 1.0}
+        calls.append(float(spec["years"]))
+        if len(calls) == 1:  # the pilot
+            return {**res, "games": 50_000, "started": 0.0, "seconds": 1.0}
+        return {"error": "exit 1: a short run failed"}
+
+    with pytest.raises(RuntimeError, match="a short run failed"):
+        scale.side_by_side(True, _harness(bench, child))
+    assert long_done.is_set()

@@ -91,18 +91,29 @@ def kaplan_meier_quantiles(
     """
     if time.size == 0:
         return [math.nan] * len(qs)
-    if _countable(time):
+    if _countable(time, observed, qs, min_at_risk):
         return _km_by_counting(time, observed, qs, min_at_risk)
     return _km_by_sorting(time, observed, qs, min_at_risk)
 
 
-def _countable(time: FloatArray) -> bool:
-    """Whether :func:`_km_by_counting` applies to ``time`` (not empty).
+def _countable(
+    time: FloatArray, observed: NDArray[np.bool_], qs: Sequence[float], min_at_risk: int
+) -> bool:
+    """Whether :func:`_km_by_counting` gives :func:`_km_by_sorting`'s numbers.
 
-    Whole numbers in a short range, none of them ``-0.0``: a quantile is
-    one of the times, and the sort would return whichever zero comes first
-    among those tied.
+    float64 whole numbers in a short range (narrower types round ``time -
+    min`` or overflow), none of them ``-0.0`` (a quantile is one of the
+    times, and the sort would return whichever zero comes first among those
+    tied); a boolean ``observed`` (integers would index); levels ``1 - q +
+    1e-12`` that are floats (a longer float's would be rounded); an integer
+    at-risk floor. Anything else is sorted.
     """
+    if time.dtype != np.float64 or observed.dtype != np.bool_:
+        return False
+    if isinstance(min_at_risk, bool) or not isinstance(min_at_risk, int | np.integer):
+        return False
+    if not all(isinstance(1.0 - q + 1e-12, float) for q in qs):
+        return False
     return whole_in_short_range(time) and not bool(
         np.any(np.signbit(time) & (time == 0))
     )
@@ -146,7 +157,10 @@ def _km_by_counting(
     times[value] = time
     levels = np.array([1.0 - q + 1e-12 for q in qs], dtype=np.float64)
     hits = np.full(levels.shape[0], -2, dtype=np.intp)
-    _km_walk(events, total, levels, min_at_risk, hits)
+    # Between 1 and n + 1 it means the same (1 <= at risk <= n), and fits
+    # the compiled walk's integers.
+    floor = min(max(int(min_at_risk), 1), time.shape[0] + 1)
+    _km_walk(events, total, levels, floor, hits)
     return [float(times[h]) if h >= 0 else math.inf for h in hits]
 
 
@@ -261,7 +275,11 @@ def months_to_converge(
     """
     observed = ~np.isnan(entry)
     days = np.where(observed, entry_day, last_day) - first_day
-    if days.size and _countable(days) and float(np.abs(days).max()) < _DAYS_EXACT:
+    if (
+        days.size
+        and _countable(days, observed, [0.5], min_at_risk)
+        and float(np.abs(days).max()) < _DAYS_EXACT
+    ):
         # Distinct whole days stay distinct, and in order, in months: the
         # same quantile, counted in days.
         (med,) = _km_by_counting(days, observed, [0.5], min_at_risk)

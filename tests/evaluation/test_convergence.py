@@ -6,6 +6,8 @@ tested in test_recorder.py.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from simulator.evaluation.convergence import (
@@ -158,3 +160,52 @@ def test_months_to_converge_of_days_that_meet_in_months() -> None:
         2,
     )
     assert got == np.float64(converged) / DAYS_PER_MONTH
+
+
+def test_kaplan_meier_of_other_types_is_the_sorting_estimator() -> None:
+    """Inputs the counting would misread go to the sort, whatever their values.
+
+    Narrow floats whose ``time - min`` rounds two times together (float16
+    2048 and 2050), narrow integers whose difference overflows, integer
+    ``observed`` (which would index), a long-double quantile (whose level
+    would round), at-risk floors of any size or kind, and months from
+    float32 days.
+    """
+    qs = [0.0, 0.5, 1.0]
+    time16 = np.array([-3.0] + [100.0] * 297 + [2048.0, 2050.0], dtype=np.float16)
+    censored = np.zeros(time16.size, dtype=bool)
+    censored[-1] = True
+    cases: list[tuple[Any, Any, Any, Any]] = [
+        (time16, censored, qs, 1),
+        (np.array([-100, 100], dtype=np.int8), np.array([True, True]), qs, 1),
+        (np.array([1.0, 2.0, 3.0]), np.array([1, 0, 1]), [0.5], 1),
+        (
+            np.array([1.0, 2.0]),
+            np.array([True, True]),
+            [np.longdouble(0.5) + np.longdouble(1e-12) + np.longdouble(2.0) ** -60],
+            1,
+        ),
+    ]
+    for floor in (2**70, -(2**70), 0, -5, 3, 10**6, 2.5, np.nan, True, np.int32(2)):
+        cases.append(
+            (np.array([1.0, 2.0, 2.0, 4.0]), np.array([1, 1, 0, 1], bool), qs, floor)
+        )
+    for time, observed, q, floor in cases:
+        got = kaplan_meier_quantiles(time, observed, q, min_at_risk=floor)
+        want = _km_by_sorting(time, observed, q, floor)
+        assert _same(got, want), (time.dtype, observed.dtype, q, floor, got, want)
+    # The counted walk itself takes any integer floor: below 1 is 1, above n
+    # is never reached.
+    time, observed = np.array([1.0, 2.0, 2.0, 4.0]), np.array([1, 1, 0, 1], bool)
+    for floor in (-(2**70), 0, 1, 4, 5, 2**70):
+        assert _same(
+            kaplan_meier_quantiles(time, observed, qs, min_at_risk=floor),
+            _km_by_sorting(time, observed, qs, floor),
+        )
+    one: Any = np.ones(1, dtype=np.float32)
+    day: Any = np.zeros(1, dtype=np.float32)
+    months = months_to_converge(np.array([1.0]), one, day, day, 1)
+    (sorted_months,) = _km_by_sorting(
+        (one - day) / DAYS_PER_MONTH, np.array([True]), [0.5], 1
+    )
+    assert _same([months], [sorted_months])
