@@ -53,6 +53,8 @@ FIRST_RUN_RATIO = 1.5
 REPEATS = 3
 #: Years of the pilot run that aims the horizons.
 PILOT_YEARS = 1.0
+#: The seed of every run of the scale scenarios.
+SEED = 20240101
 #: Long runs of the side-by-side scenario (full run; quick: 1).
 SIDE_TRIALS = 2
 
@@ -66,6 +68,7 @@ class Harness:
     run_child : callable
         Runs one replicate of the benchmark world in a fresh process from a
         spec (``n_players``, ``years``, ``seed``, ``warm``); its figures.
+        The scenarios here run every world with :data:`SEED`.
     nominal_sides : callable
         ``(n_players, years, seed) -> (player-games, players)`` the
         population's activity asks for.
@@ -81,10 +84,10 @@ class Harness:
     outcome: Callable[[], Any]
     load: Callable[[], str]
 
-    def child(self, n_players: int, years: float, seed: int) -> dict[str, Any]:
+    def child(self, n_players: int, years: float) -> dict[str, Any]:
         """One warm run of the world (:attr:`run_child`), with the load after it."""
         res = self.run_child(
-            {"n_players": n_players, "years": years, "seed": seed, "warm": True}
+            {"n_players": n_players, "years": years, "seed": SEED, "warm": True}
         )
         if "error" in res:
             raise RuntimeError(res["error"][-500:])
@@ -159,8 +162,13 @@ def horizons(
     raise ValueError(f"{max(targets):,.0f} games take more than {years:g} years")
 
 
+def _pool(quick: bool) -> tuple[int, float]:
+    """Players of the time-in-games worlds, and by how much their games shrink."""
+    return (1_000, 200.0) if quick else (10_000, 1.0)
+
+
 def _aim(
-    small: int, shrink: float, seed: int, harness: Harness
+    small: int, shrink: float, harness: Harness
 ) -> tuple[dict[str, Any], float, list[float]]:
     """A pilot run, its games per nominal player-game, the horizons' years.
 
@@ -168,27 +176,22 @@ def _aim(
     nominal player-game delivers at this size; the horizons are those of
     :data:`GAME_TARGETS` / ``shrink`` (:func:`horizons`).
     """
-    pilot = harness.child(small, PILOT_YEARS, seed)
-    sides, _ = harness.nominal_sides(small, PILOT_YEARS, seed)
+    pilot = harness.child(small, PILOT_YEARS)
+    sides, _ = harness.nominal_sides(small, PILOT_YEARS, SEED)
     per_side = float(pilot["games"]) / sides
     targets = [t / shrink for t in GAME_TARGETS]
-    return pilot, per_side, horizons(small, targets, per_side, seed)
+    return pilot, per_side, horizons(small, targets, per_side, SEED)
 
 
 def scale(quick: bool, harness: Harness) -> Any:
     """The scale rows (``run.py`` lends its child runner and table types)."""
-    row = harness.row
+    row, child = harness.row, harness.child
     out = harness.outcome()
-    seed = 20240101
-    small = 1_000 if quick else 10_000
-    shrink = 200.0 if quick else 1.0
+    small, shrink = _pool(quick)
     judged = not quick
 
     def status(ok: bool) -> str:
         return ("pass" if ok else "miss") if judged else "info"
-
-    def child(n_players: int, years: float) -> dict[str, Any]:
-        return harness.child(n_players, years, seed)
 
     lines = [
         "| players | years | games | seconds | games/s | players drawn | peak RSS "
@@ -204,7 +207,7 @@ def scale(quick: bool, harness: Harness) -> Any:
         )
 
     # Time in games: one pool, longer and longer horizons.
-    pilot, per_side, years_of = _aim(small, shrink, seed, harness)
+    pilot, per_side, years_of = _aim(small, shrink, harness)
     repeats = 1 if quick else REPEATS
     # Rounds of the three horizons in turn, so that a slow spell of the
     # machine weighs on every horizon alike.
@@ -340,7 +343,7 @@ def scale(quick: bool, harness: Harness) -> Any:
             "Scale: every run",
             "The default comparison world (7 systems, every metric), one "
             "replicate in a child process, seed "
-            f"{seed}. Horizons of the game rows from a {PILOT_YEARS:g}-year "
+            f"{SEED}. Horizons of the game rows from a {PILOT_YEARS:g}-year "
             f"pilot at {small:,} players ({pilot['games']:,} games, "
             f"{per_side:.3f} games per nominal player-game); each horizon run "
             f"{repeats} time(s), the horizons in turn, and the results table "
@@ -372,16 +375,10 @@ def side_by_side(quick: bool, harness: Harness) -> Any:
     runs slower than alone, but alike. Not judged: the scale rows' exponent
     is the issue's figure; this one says how much of it is the machine.
     """
-    row, load = harness.row, harness.load
+    row, load, child = harness.row, harness.load, harness.child
     out = harness.outcome()
-    seed = 20240101
-    small = 1_000 if quick else 10_000
-    shrink = 200.0 if quick else 1.0
-
-    def child(n_players: int, years: float) -> dict[str, Any]:
-        return harness.child(n_players, years, seed)
-
-    _, _, years_of = _aim(small, shrink, seed, harness)
+    small, shrink = _pool(quick)
+    _, _, years_of = _aim(small, shrink, harness)
     short_years, long_years = years_of[0], years_of[-1]
     lines = [
         "| long run | its time | short runs within it | their times | their mean "
@@ -452,7 +449,7 @@ def side_by_side(quick: bool, harness: Harness) -> Any:
     out.sections.append(
         (
             "Side by side: every long run",
-            f"The default comparison world, seed {seed}, {small:,} players: "
+            f"The default comparison world, seed {SEED}, {small:,} players: "
             f"{long_years:.2f} years in one child while {short_years:.2f} years "
             "run again and again in another (one per core); the short runs "
             "whose timed part lies within the long run's count. Exponent: the "
