@@ -71,7 +71,7 @@ import numba
 import numpy as np
 from numba.core import event
 
-__all__ = ["jit", "on_first_compile", "unliteral"]
+__all__ = ["compiled_functions", "jit", "on_first_compile", "unliteral"]
 
 F = TypeVar("F", bound=Callable[..., Any])
 T = TypeVar("T")
@@ -84,8 +84,16 @@ _OPTIONS: dict[str, Any] = {
 }
 
 
+#: Every function :func:`jit` has compiled, by ``"module:qualname"``.
+_COMPILED: dict[str, Any] = {}
+
+
 def jit(func: F) -> F:
     """Compile ``func`` with numba (nopython mode) and the settings above.
+
+    The compiled function is also recorded by its ``"module:qualname"``
+    (:func:`compiled_functions`), for compiling a run's functions ahead
+    (:mod:`simulator.tasks.precompile`).
 
     Parameters
     ----------
@@ -107,7 +115,17 @@ def jit(func: F) -> F:
         if "cannot cache" not in str(exc):
             raise
         compiled = numba.njit(cache=False, **_OPTIONS)(func)
+    _COMPILED[f"{func.__module__}:{func.__qualname__}"] = compiled
     return cast(F, compiled)
+
+
+def compiled_functions() -> dict[str, Any]:
+    """The numba dispatchers :func:`jit` has made so far, by ``"module:qualname"``.
+
+    Only those of modules imported in this process. A copy: adding to it
+    changes nothing.
+    """
+    return dict(_COMPILED)
 
 
 def unliteral(value: T) -> T:

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import multiprocessing
 import os
 import secrets
 import sys
@@ -36,6 +37,7 @@ from simulator.config import Point, RunConfig, expand
 from simulator.engine import run_replicate
 from simulator.evaluation.histories import gather, write_table
 from simulator.evaluation.results import ReplicateResult, Summary, combine
+from simulator.tasks.precompile import compile_share
 
 __all__ = [
     "ClusterError",
@@ -158,10 +160,24 @@ def _local(
         for config, seed in calls:
             yield run_task(config, seed)
         return
-    with ProcessPoolExecutor(max_workers=min(jobs, len(calls))) as pool:
+    workers = min(jobs, len(calls))
+    with ProcessPoolExecutor(workers, **_compile_ahead(workers)) as pool:
         futures: list[Future[Any]] = [pool.submit(run_task, c, s) for c, s in calls]
         for future in futures:
             yield future.result()
+
+
+def _compile_ahead(workers: int) -> dict[str, Any]:
+    """The pool's initializer: each worker compiles a share of the compile plan.
+
+    See :mod:`simulator.tasks.precompile`: with an empty numba cache the
+    workers split the compiling instead of each doing all of it.
+    """
+    try:
+        counter = multiprocessing.Value("i", 0)
+    except OSError:  # no shared memory (a locked-down container): no shares
+        return {}
+    return {"initializer": compile_share, "initargs": (counter, workers)}
 
 
 def _dask(

@@ -1,0 +1,413 @@
+"""Tests of simulator.tasks.precompile: the compile plan and its shares.
+
+The plan shipped with the package must cover what a default run compiles
+(a subprocess runs a small default experiment and lists it), name only
+compiled functions, and split into shares of whole modules; a pool's workers
+each compile their own share into the cache, and a stale plan never fails a
+run.
+"""
+
+from __future__ import annotations
+
+import collections
+import importlib
+import json
+import multiprocessing
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+from typing import Any
+
+import numba
+import numpy as np
+import pytest
+from numba.core import types
+
+import simulator.tasks.precompile as precompile
+import simulator.tasks.run
+from simulator._jit import compiled_functions
+from simulator.tasks.precompile import (
+    PLAN,
+    PlanEntry,
+    PlanError,
+    compile_entry,
+    compile_share,
+    describe_type,
+    in_cache,
+    make_type,
+    read_plan,
+    shares,
+)
+
+ROOT = Path(__file__).resolve().parents[2]
+
+# --------------------------------------------------------------------------
+# Types
+
+
+@pytest.mark.parametrize(
+    "ty",
+    [
+        types.float64,
+        types.int64,
+        types.int8,
+        types.uint64,
+        types.float32,
+        types.boolean,
+        types.Array(types.float64, 1, "C"),
+        types.Array(types.int64, 2, "C", readonly=True),
+        types.Array(types.boolean, 3, "A"),
+        types.Array(types.float32, 1, "F", readonly=True),
+        types.UniTuple(types.Array(types.float64, 1, "C", readonly=True), 7),
+        types.Tuple((types.int64, types.Array(types.boolean, 1, "C"))),
+        numba.typeof(np.random.default_rng(3)),
+    ],
+    ids=str,
+)
+def test_a_described_type_makes_the_same_type(ty: Any) -> None:
+    spec = describe_type(ty)
+    assert make_type(json.loads(json.dumps(spec))) == ty
+
+
+def test_a_generator_of_any_bit_generator_is_one_type() -> None:
+    for bits in (np.random.PCG64(1), np.random.MT19937(1), np.random.Philox(1)):
+        assert make_type("Generator") == numba.typeof(np.random.Generator(bits))
+
+
+@pytest.mark.parametrize(
+    "ty",
+    [
+        types.IntegerLiteral(3),
+        types.BooleanLiteral(True),
+        types.unicode_type,
+        types.List(types.int64),
+        types.Array(types.float64, 1, "C", aligned=False),
+        types.NamedUniTuple(types.int64, 2, collections.namedtuple("P", "x y")),
+    ],
+    ids=str,
+)
+def test_a_type_the_plan_cannot_hold_is_refused(ty: Any) -> None:
+    with pytest.raises(PlanError, match="cannot hold"):
+        describe_type(ty)
+
+
+@pytest.mark.parametrize(
+    ("spec", "needle"),
+    [
+        ("float99", "'float99'"),
+        ("object", "'object'"),
+        ({"dtype": "float64", "ndim": 1, "layout": "C"}, "'layout': 'C'"),
+        ({"dtype": "float64", "ndim": 0, "layout": "C", "readonly": False}, "0"),
+        ({"dtype": "float64", "ndim": True, "layout": "C", "readonly": False}, "True"),
+        ({"dtype": "float64", "ndim": 1, "layout": "X", "readonly": False}, "'X'"),
+        ({"dtype": "float64", "ndim": 1, "layout": "C", "readonly": 0}, "0"),
+        ({"dtype": "Generator", "ndim": 1, "layout": "C", "readonly": False}, "dtype"),
+        ({"tuple": "int64"}, "'int64'"),
+        ({"tuple": ["int64", "nope"]}, "'nope'"),
+        (3, "3"),
+    ],
+)
+def test_a_bad_type_spec_names_the_value(spec: Any, needle: str) -> None:
+    with pytest.raises(PlanError) as info:
+        make_type(spec)
+    assert needle in str(info.value)
+
+
+# --------------------------------------------------------------------------
+# The plan file
+
+
+def _write(path: Path, functions: Any, version: Any = precompile.VERSION) -> Path:
+    path.write_text(json.dumps({"version": version, "functions": functions}))
+    return path
+
+
+def _entry(function: str = "m:f", args: Any = None, seconds: Any = 0.5) -> Any:
+    return {
+        "function": function,
+        "args": ["int64"] if args is None else args,
+        "seconds": seconds,
+    }
+
+
+def test_a_plan_file_is_read_entry_by_entry(tmp_path: Path) -> None:
+    path = _write(
+        tmp_path / "p.json", [_entry("a.b:f", ["int64"], 1), _entry("c:g", [], 0)]
+    )
+    assert read_plan(path) == (
+        PlanEntry("a.b:f", ("int64",), 1.0),
+        PlanEntry("c:g", (), 0.0),
+    )
+    assert read_plan(path)[0].module == "a.b"
+
+
+@pytest.mark.parametrize(
+    ("functions", "version", "needle"),
+    [
+        ([], 2, "version must be 1, got 2"),
+        ({}, 1, "functions must be a list"),
+        ([["m:f"]], 1, "functions[0] must have function, args and seconds"),
+        ([_entry(), {**_entry(), "extra": 1}], 1, "functions[1] must have"),
+        ([_entry(function="nocolon")], 1, "functions[0].function must be"),
+        ([_entry(function="a:b:c")], 1, "'a:b:c'"),
+        ([_entry(args="int64")], 1, "functions[0].args must be a list"),
+        ([_entry(seconds=-1)], 1, "functions[0].seconds must be a number >= 0, got -1"),
+        ([_entry(seconds=True)], 1, "got True"),
+        ([_entry(seconds="1")], 1, "got '1'"),
+        (
+            [_entry(args=["int64", "int65"])],
+            1,
+            "args[1]: unknown argument type 'int65'",
+        ),
+    ],
+)
+def test_a_bad_plan_file_names_the_field_and_value(
+    tmp_path: Path, functions: Any, version: Any, needle: str
+) -> None:
+    path = _write(tmp_path / "p.json", functions, version)
+    with pytest.raises(PlanError) as info:
+        read_plan(path)
+    assert needle in str(info.value)
+    assert str(path) in str(info.value)
+
+
+def test_a_plan_file_that_is_not_json_is_a_plan_error(tmp_path: Path) -> None:
+    path = tmp_path / "p.json"
+    path.write_text("{not json")
+    with pytest.raises(PlanError, match="not JSON"):
+        read_plan(path)
+    path.write_text("[1, 2]")
+    with pytest.raises(PlanError, match="version must be 1"):
+        read_plan(path)
+
+
+def test_every_entry_of_the_shipped_plan_is_a_compiled_function() -> None:
+    plan = read_plan(PLAN)
+    assert len(plan) > 50
+    for entry in plan:
+        importlib.import_module(entry.module)
+        assert entry.function in compiled_functions(), entry.function
+        assert entry.seconds > 0, entry.function  # recorded with an empty cache
+    assert len({(e.function, json.dumps(e.args)) for e in plan}) == len(plan)
+
+
+# --------------------------------------------------------------------------
+# Shares
+
+
+def _entries(weights: dict[str, list[float]]) -> list[PlanEntry]:
+    return [
+        PlanEntry(f"{module}:f{i}", (), s)
+        for module, seconds in weights.items()
+        for i, s in enumerate(seconds)
+    ]
+
+
+def test_shares_keep_modules_whole_and_follow_the_longest_first_rule() -> None:
+    entries = _entries({"a": [2, 3], "b": [4], "c": [1, 2], "d": [3]})
+    parts = shares(entries, 2)
+    # Modules by seconds: a 5, b 4, c 3, d 3 -> a to 0, b to 1, c to 1, d to 0.
+    assert [sorted({e.module for e in p}) for p in parts] == [["a", "d"], ["b", "c"]]
+    assert sorted(e.function for p in parts for e in p) == sorted(
+        e.function for e in entries
+    )
+    assert parts[1] == tuple(e for e in entries if e.module in ("b", "c"))  # plan order
+
+
+def test_shares_of_one_or_more_than_the_modules() -> None:
+    entries = _entries({"a": [1], "b": [2]})
+    assert shares(entries, 1) == (tuple(entries),)
+    parts = shares(entries, 4)
+    assert [len(p) for p in parts] == [1, 1, 0, 0]
+    assert parts[0][0].module == "b"
+    with pytest.raises(ValueError, match="at least 1, got 0"):
+        shares(entries, 0)
+
+
+def test_the_shipped_plan_splits_evenly_in_two() -> None:
+    loads = [sum(e.seconds for e in p) for p in shares(read_plan(PLAN), 2)]
+    assert min(loads) > 0.8 * max(loads)
+
+
+# --------------------------------------------------------------------------
+# Compiling a share
+
+
+_MODULE = """
+from simulator._jit import jit
+
+@jit
+def add_one(x):
+    return x + 1
+
+@jit
+def total(a):
+    s = 0.0
+    for v in a:
+        s += v
+    return s
+"""
+
+
+@pytest.fixture
+def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
+    """A fresh module of two compiled functions, cached in ``tmp_path``."""
+    name = f"_plan_example_{tmp_path.name.replace('-', '_')}"
+    (tmp_path / f"{name}.py").write_text(textwrap.dedent(_MODULE))
+    monkeypatch.syspath_prepend(str(tmp_path))
+    module = importlib.import_module(name)
+    yield module
+    sys.modules.pop(name, None)
+
+
+def test_compile_entry_compiles_into_the_cache_and_skips_what_is_there(
+    example: Any,
+) -> None:
+    entry = PlanEntry(f"{example.__name__}:add_one", ("int64",), 0.1)
+    assert not in_cache(example.add_one)  # numba's private attribute still read
+    assert compile_entry(entry, skip_cached=True)
+    assert example.add_one.signatures == [(types.int64,)]
+    assert in_cache(example.add_one)
+    other = PlanEntry(entry.function, ("float64",), 0.1)
+    assert not compile_entry(other, skip_cached=True)
+    assert example.add_one.signatures == [(types.int64,)]
+    assert compile_entry(other)
+    assert len(example.add_one.signatures) == 2
+
+
+def test_compile_entry_refuses_what_is_not_a_compiled_function(example: Any) -> None:
+    with pytest.raises(PlanError, match="is not a compiled function"):
+        compile_entry(PlanEntry(f"{example.__name__}:textwrap", (), 0.0))
+    with pytest.raises(ImportError):
+        compile_entry(PlanEntry("simulator.no_such_module:f", (), 0.0))
+
+
+def test_each_worker_claims_the_next_share_and_a_stale_entry_is_skipped(
+    example: Any, tmp_path: Path
+) -> None:
+    name = example.__name__
+    array = {"dtype": "float64", "ndim": 1, "layout": "C", "readonly": False}
+    path = _write(
+        tmp_path / "plan.json",
+        [
+            _entry(f"{name}:gone", ["int64"], 5.0),  # stale: no such function
+            _entry(f"{name}:add_one", ["int64"], 1.0),
+            _entry(f"{name}:total", [array], 1.0),
+            _entry("simulator.no_such_module:f", [], 3.0),
+        ],
+    )
+    counter = multiprocessing.Value("i", 0)
+    compile_share(counter, 2, path)  # share 0: the example module (7 s)
+    assert counter.value == 1
+    assert example.add_one.signatures == [(types.int64,)]
+    assert len(example.total.signatures) == 1
+    compile_share(counter, 2, path)  # share 1: the missing module, skipped
+    compile_share(counter, 2, path)  # no share left
+    assert counter.value == 3
+    compile_share(multiprocessing.Value("i", 0), 2, tmp_path / "absent.json")
+    (tmp_path / "bad.json").write_text("{")
+    compile_share(multiprocessing.Value("i", 0), 2, tmp_path / "bad.json")
+
+
+def test_a_local_pool_starts_its_workers_on_the_plan() -> None:
+    ahead = simulator.tasks.run._compile_ahead(3)
+    assert ahead["initializer"] is compile_share
+    counter, n = ahead["initargs"]
+    assert (counter.value, n) == (0, 3)
+
+
+_FIRST_POOL = """
+import json, os, sys
+from numba.core import event
+import simulator.tasks.run as run_module
+from simulator.tasks.precompile import compile_share, describe_type
+
+LOG = sys.argv[1]
+
+
+class Log(event.Listener):
+    def __init__(self, phase):
+        self.phase = phase
+
+    def on_start(self, ev):
+        d = ev.data["dispatcher"]
+        name = f"{d.py_func.__module__}:{d.py_func.__qualname__}"
+        try:
+            args = [describe_type(ty) for ty in ev.data["args"]]
+        except Exception:
+            args = None
+        with open(LOG, "a") as f:
+            f.write(json.dumps([os.getpid(), self.phase, name, args]) + "\\n")
+
+    def on_end(self, ev):
+        pass
+
+
+def logged_share(counter, n):
+    log = Log("ahead")
+    event.register("numba:compile", log)
+    index = counter.value
+    compile_share(counter, n)
+    with open(LOG, "a") as f:
+        f.write(json.dumps([os.getpid(), "share", index, None]) + "\\n")
+    log.phase = "task"
+
+
+if __name__ == "__main__":
+    run_module.compile_share = logged_share
+    event.register("numba:compile", Log("parent"))
+    run_module.run_experiment(
+        seed=2, replicates=2, out=sys.argv[2], jobs=2, figures=False,
+        progress=False, settings=("population.n_players=300", "years=1.5"),
+        show=lambda _: None, say=lambda _: None,
+    )
+"""
+
+
+def test_a_first_pool_compiles_each_share_in_one_worker_and_the_plan_suffices(
+    tmp_path: Path,
+) -> None:
+    """The default experiment, small, two workers, an empty cache.
+
+    Worker k compiles share k before its tasks, and nothing of the other
+    share; the tasks and the parent compile nothing the plan lacks (a stale
+    plan: ``python -m simulator.tasks.precompile`` writes it again). The
+    helpers that compiled functions call are compiled with their callers
+    and need not be in the plan.
+    """
+    log = tmp_path / "log.jsonl"
+    script = tmp_path / "first_pool.py"  # a file: any start method can import it
+    script.write_text(_FIRST_POOL)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    subprocess.run(
+        [sys.executable, str(script), str(log), str(tmp_path / "run")],
+        env=env,
+        check=True,
+        cwd=ROOT,
+    )
+    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    share_of = {pid: index for pid, phase, index, _ in lines if phase == "share"}
+    assert sorted(share_of.values()) == [0, 1]
+    plan = read_plan(PLAN)
+    parts = shares(plan, 2)
+    for pid, index in share_of.items():
+        ahead = {name for p, phase, name, _ in lines if p == pid and phase == "ahead"}
+        # A worker done with its share first may reach one of the other's in
+        # a task before the other does (then the other finds it cached).
+        other = {name for p, phase, name, _ in lines if p != pid and phase == "task"}
+        mine = {e.function for e in parts[index]}
+        theirs = {e.function for e in parts[1 - index]}
+        assert mine <= ahead | other, sorted(mine - ahead - other)[:3]
+        assert len(mine & ahead) > len(mine) / 2
+        assert not ahead & theirs, sorted(ahead & theirs)[:3]
+    planned = {(e.function, json.dumps(list(e.args))) for e in plan}
+    later = {
+        (name, json.dumps(args))
+        for _, phase, name, args in lines
+        if phase in ("task", "parent") and name.startswith("simulator.")
+    }
+    assert len(lines) > 100
+    missing = sorted(later - planned)
+    assert not missing, f"the plan lacks {missing[:3]}"
