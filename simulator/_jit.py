@@ -55,6 +55,11 @@ it down:
   compile than numpy functions such as ``np.append``, ``np.bincount`` or
   ``.min()`` (a few tenths of a second each), where they read as well.
 
+A local run's workers share the compiling instead of each doing all of it:
+each compiles one share of the default experiment's compiled functions into
+the cache before its first task (:mod:`simulator.tasks.precompile`, which
+finds them by :func:`compiled_functions`).
+
 The command line says so while it compiles: :func:`on_first_compile` calls
 a function when numba starts compiling (a cache miss), once, whichever
 process compiles first. The library itself prints nothing.
@@ -84,7 +89,8 @@ _OPTIONS: dict[str, Any] = {
 }
 
 
-#: Every function :func:`jit` has compiled, by ``"module:qualname"``.
+#: Every function given to :func:`jit` (compiled at its first call), by
+#: ``"module:qualname"``.
 _COMPILED: dict[str, Any] = {}
 
 
@@ -120,7 +126,7 @@ def jit(func: F) -> F:
 
 
 def compiled_functions() -> dict[str, Any]:
-    """The numba dispatchers :func:`jit` has made so far, by ``"module:qualname"``.
+    """The numba dispatchers :func:`jit` has made, by ``"module:qualname"``.
 
     Only those of modules imported in this process. A copy: adding to it
     changes nothing.

@@ -34,5 +34,12 @@ def test_every_data_file_of_the_package_is_package_data() -> None:
     ]
     assert "tasks/conversion.json" in data
     assert "tasks/compile_plan.json" in data
-    unshipped = [f for f in data if not any(fnmatch.fnmatch(f, p) for p in patterns)]
+    # As setuptools reads them: globs from the package's folder ("*" stops
+    # at "/", which fnmatch would not).
+    shipped = {
+        path.relative_to(PACKAGE).as_posix()
+        for pattern in patterns
+        for path in PACKAGE.glob(pattern)
+    }
+    unshipped = sorted(set(data) - shipped)
     assert not unshipped, f"add to [tool.setuptools.package-data]: {unshipped}"

@@ -12,14 +12,16 @@ plan (whole modules, so that a function and the helpers it calls compile in
 one process; shares balanced by those seconds, the largest module first to
 the least loaded share) and compiles it into numba's cache, then runs its
 tasks, which load the other shares from the cache instead of compiling them
-again. A function already in the cache is skipped (the tasks load what they
-use), so a warm run pays nothing more.
+again. An entry already in the cache (its function and argument types, for
+this source and this machine) is skipped, and the tasks load what they use,
+so a warm run pays nothing more.
 
 The plan is the default experiment's. A run of another config compiles
 what it uses and the plan lacks the first time it calls it, as before, and
 its workers compile (once per machine) plan functions it may not use. A
-stale plan (a function renamed, its argument types changed) never fails a
-run: the entry is skipped and the function compiled when called, and
+stale plan never fails a run: an entry whose function is gone or no longer
+compiles for its types is skipped, and the function compiled when a task
+calls it (an entry whose old types still compile is compiled for nothing);
 ``tests/tasks/test_precompile.py`` fails until the plan is written again:
 
     python -m simulator.tasks.precompile
@@ -109,11 +111,17 @@ def describe_type(ty: Any) -> TypeSpec:
     Raises
     ------
     PlanError
-        For a type the plan cannot hold (a literal, a tuple, an unaligned
-        array, ...): compiled functions called from Python take numpy
-        scalars, arrays and generators (see :mod:`simulator._jit`).
+        For a type the plan cannot hold (a literal, a named tuple, a string,
+        an unaligned array, an array of dates, ...): compiled functions
+        called from Python take numpy scalars, arrays of numbers, tuples of
+        those and generators (see :mod:`simulator._jit`).
     """
-    if isinstance(ty, types.Array) and ty.aligned and ty.layout in ("C", "F", "A"):
+    if (
+        isinstance(ty, types.Array)
+        and ty.aligned
+        and ty.layout in ("C", "F", "A")
+        and isinstance(ty.dtype, types.Boolean | types.Number)
+    ):
         return {
             "dtype": str(as_dtype(ty.dtype)),
             "ndim": ty.ndim,
@@ -122,7 +130,7 @@ def describe_type(ty: Any) -> TypeSpec:
         }
     if isinstance(ty, types.NumPyRandomGeneratorType):
         return _GENERATOR
-    if isinstance(ty, types.UniTuple | types.Tuple):  # not a named tuple
+    if type(ty) in (types.UniTuple, types.Tuple):  # not named, not star-args
         return {"tuple": [describe_type(item) for item in ty.types]}
     if isinstance(ty, types.Boolean | types.Number) and not isinstance(
         ty, types.Literal
@@ -146,7 +154,9 @@ def make_type(spec: TypeSpec) -> Any:
             scalar = from_dtype(np.dtype(spec))
         except (TypeError, NotImplementedError, numba.errors.NumbaError):
             scalar = None
-        if not isinstance(scalar, types.Boolean | types.Number):
+        # Canonical names only ("float64", not "f8" or "float").
+        canonical = scalar is not None and str(np.dtype(spec)) == spec
+        if not canonical or not isinstance(scalar, types.Boolean | types.Number):
             raise PlanError(f"unknown argument type {spec!r}")
         return scalar
     if isinstance(spec, dict) and set(spec) == {"tuple"}:
@@ -160,8 +170,8 @@ def make_type(spec: TypeSpec) -> Any:
             f"or a tuple ('tuple'), got {spec!r}"
         )
     ndim, layout, readonly = spec["ndim"], spec["layout"], spec["readonly"]
-    if not isinstance(ndim, int) or isinstance(ndim, bool) or not 0 < ndim <= 32:
-        raise PlanError(f"an array's ndim is 1 to 32, got {ndim!r}")
+    if not isinstance(ndim, int) or isinstance(ndim, bool) or not 0 <= ndim <= 32:
+        raise PlanError(f"an array's ndim is 0 to 32, got {ndim!r}")
     if layout not in ("C", "F", "A"):
         raise PlanError(f"an array's layout is 'C', 'F' or 'A', got {layout!r}")
     if not isinstance(readonly, bool):
@@ -185,11 +195,11 @@ def read_plan(path: str | os.PathLike[str] = PLAN) -> tuple[PlanEntry, ...]:
     """
     try:
         data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except json.JSONDecodeError as exc:
-        raise PlanError(f"{path}: not JSON: {exc}") from None
-    if not isinstance(data, dict) or data.get("version") != VERSION:
-        got = data.get("version") if isinstance(data, dict) else data
-        raise PlanError(f"{path}: version must be {VERSION}, got {got!r}")
+    except (json.JSONDecodeError, UnicodeDecodeError, RecursionError) as exc:
+        raise PlanError(f"{path}: not JSON in UTF-8: {exc}") from None
+    version = data.get("version") if isinstance(data, dict) else data
+    if type(version) is not int or version != VERSION:
+        raise PlanError(f"{path}: version must be {VERSION}, got {version!r}")
     functions = data.get("functions")
     if not isinstance(functions, list):
         raise PlanError(f"{path}: functions must be a list, got {functions!r}")
@@ -201,7 +211,8 @@ def read_plan(path: str | os.PathLike[str] = PLAN) -> tuple[PlanEntry, ...]:
                 f"{where} must have function, args and seconds, got {item!r}"
             )
         name, args, seconds = item["function"], item["args"], item["seconds"]
-        if not isinstance(name, str) or name.count(":") != 1:
+        module, _, qualname = (name if isinstance(name, str) else "").partition(":")
+        if not module or not qualname or ":" in qualname:
             raise PlanError(f"{where}.function must be 'module:qualname', got {name!r}")
         if not isinstance(args, list):
             raise PlanError(f"{where}.args must be a list, got {args!r}")
@@ -244,25 +255,28 @@ def shares(entries: Sequence[PlanEntry], n: int) -> tuple[tuple[PlanEntry, ...],
     return tuple(tuple(e for e in entries if share_of[e.module] == k) for k in range(n))
 
 
-def in_cache(dispatcher: Any) -> bool:
-    """Whether numba's cache has an index for ``dispatcher`` (any signature).
+def in_cache(dispatcher: Any, signature: tuple[Any, ...]) -> bool:
+    """Whether numba's cache holds ``dispatcher`` compiled for ``signature``.
 
-    Reads numba's private ``_cache._cache_file._index_path`` (numba 0.62 to
-    0.68; ``tests/tasks/test_precompile.py`` checks it); False if numba
-    keeps no cache for it or the attribute is gone, so the entry is
-    compiled (or loaded) rather than skipped.
+    For this machine and the function's current source: numba's own key
+    (``Cache._index_key``) looked up in its index (``_load_index``, empty
+    when the source changed since). Both are numba's private methods
+    (numba 0.62 to 0.68; ``tests/tasks/test_precompile.py`` checks them);
+    if they are gone, False, so that the entry is compiled or loaded
+    rather than skipped.
     """
     try:
-        index = dispatcher._cache._cache_file._index_path
-    except AttributeError:
+        cache = dispatcher._cache
+        key = cache._index_key(signature, dispatcher.targetctx.codegen())
+        return key in cache._cache_file._load_index()
+    except (AttributeError, TypeError):
         return False
-    return os.path.exists(index)
 
 
 def compile_entry(entry: PlanEntry, *, skip_cached: bool = False) -> bool:
     """Compile one entry into numba's cache, or load it from there.
 
-    With ``skip_cached``, a function whose cache index exists is left alone
+    With ``skip_cached``, an entry numba's cache holds is left alone
     (:func:`in_cache`): a warm cache costs a pool nothing, and the tasks load
     what they use when they first call it. Returns whether it compiled or
     loaded the entry.
@@ -272,46 +286,55 @@ def compile_entry(entry: PlanEntry, *, skip_cached: bool = False) -> bool:
     PlanError
         If ``entry.function`` is not a function compiled by
         :func:`simulator._jit.jit` (after importing its module).
-    ImportError, numba.errors.NumbaError
-        If its module cannot be imported, or it does not compile for these
-        argument types.
+    Exception
+        Whatever importing its module raises (``ImportError``, ...), or
+        numba when the function does not compile for these argument types
+        (``numba.errors.TypingError``, ``TypeError`` for a wrong number of
+        arguments, ...).
     """
     importlib.import_module(entry.module)
     dispatcher = compiled_functions().get(entry.function)
     if dispatcher is None:
         raise PlanError(f"{entry.function!r} is not a compiled function")
-    if skip_cached and in_cache(dispatcher):
+    signature = tuple(make_type(spec) for spec in entry.args)
+    if skip_cached and in_cache(dispatcher, signature):
         return False
-    dispatcher.compile(tuple(make_type(spec) for spec in entry.args))
+    dispatcher.compile(signature)
     return True
 
 
 def compile_share(
     counter: Any, n_shares: int, path: str | os.PathLike[str] = PLAN
-) -> None:
+) -> int | None:
     """A pool worker's initializer: compile the next unclaimed share of the plan.
 
     ``counter`` is a ``multiprocessing.Value`` shared by the pool's workers
     (the share's index, claimed under its lock); a worker that finds every
-    share claimed compiles nothing. Never raises: an entry that fails (a
-    stale plan) is skipped, and its function compiled when a task calls it,
-    as without a plan; a pool whose initializer raised would fail every
-    task.
+    share claimed compiles nothing. Returns the index claimed (None if
+    none). Never raises an ``Exception``: an entry that fails (a stale plan)
+    is skipped, and its function compiled when a task calls it, as without
+    a plan; a pool whose initializer raised would fail every task. Ctrl-C
+    while it compiles ends the worker at once, with no traceback (the run
+    itself says it was interrupted), as Ctrl-C in a task does.
     """
     try:
         with counter.get_lock():
             index = int(counter.value)
             counter.value = index + 1
         if index >= n_shares:
-            return
+            return None
         share = shares(read_plan(path), n_shares)[index]
+        for entry in share:
+            try:
+                compile_entry(entry, skip_cached=True)
+            except Exception:
+                continue
+    except KeyboardInterrupt:
+        # concurrent.futures would print numba's traceback from every worker.
+        os._exit(130)
     except Exception:
-        return
-    for entry in share:
-        try:
-            compile_entry(entry, skip_cached=True)
-        except Exception:
-            continue
+        return None
+    return index
 
 
 class _CompileTimes(event.Listener):
@@ -378,8 +401,11 @@ def record_plan(run: Callable[[], object]) -> list[dict[str, Any]]:
         for signature in dispatcher.signatures:
             try:
                 args = [describe_type(ty) for ty in signature]
+                back = tuple(make_type(spec) for spec in json.loads(json.dumps(args)))
             except PlanError as exc:
                 raise PlanError(f"{name}: {exc}") from None
+            if back != tuple(signature):  # a plan read_plan would refuse or misread
+                raise PlanError(f"{name}: {signature} reads back as {back}")
             key = (name, tuple(signature))
             seconds = round(listener.seconds.get(key, 0.0), 2)
             place = listener.started.get(key, len(listener.started))
@@ -418,7 +444,7 @@ def _record_default(out: Path) -> None:
         ),
         "functions": functions,
     }
-    # One line per entry: a change of the plan reads as a change of lines.
+    # One line per entry, for a reader (writing it again changes the seconds).
     lines = ",\n  ".join(json.dumps(f) for f in functions)
     head = json.dumps({k: v for k, v in plan.items() if k != "functions"}, indent=1)
     with atomic_file(out, force=True) as handle:

@@ -59,6 +59,7 @@ ROOT = Path(__file__).resolve().parents[2]
         types.Array(types.float64, 1, "C"),
         types.Array(types.int64, 2, "C", readonly=True),
         types.Array(types.boolean, 3, "A"),
+        types.Array(types.float64, 0, "C"),
         types.Array(types.float32, 1, "F", readonly=True),
         types.UniTuple(types.Array(types.float64, 1, "C", readonly=True), 7),
         types.Tuple((types.int64, types.Array(types.boolean, 1, "C"))),
@@ -84,6 +85,9 @@ def test_a_generator_of_any_bit_generator_is_one_type() -> None:
         types.unicode_type,
         types.List(types.int64),
         types.Array(types.float64, 1, "C", aligned=False),
+        types.Array(types.NPDatetime("D"), 1, "C"),
+        types.Array(types.unicode_type, 1, "C"),
+        types.StarArgTuple((types.int64,)),
         types.NamedUniTuple(types.int64, 2, collections.namedtuple("P", "x y")),
     ],
     ids=str,
@@ -99,7 +103,12 @@ def test_a_type_the_plan_cannot_hold_is_refused(ty: Any) -> None:
         ("float99", "'float99'"),
         ("object", "'object'"),
         ({"dtype": "float64", "ndim": 1, "layout": "C"}, "'layout': 'C'"),
-        ({"dtype": "float64", "ndim": 0, "layout": "C", "readonly": False}, "0"),
+        ({"dtype": "float64", "ndim": -1, "layout": "C", "readonly": False}, "-1"),
+        ({"dtype": "float64", "ndim": 33, "layout": "C", "readonly": False}, "33"),
+        ("f8", "'f8'"),
+        ("int", "'int'"),
+        ("?", "'?'"),
+        ("datetime64[D]", "datetime64"),
         ({"dtype": "float64", "ndim": True, "layout": "C", "readonly": False}, "True"),
         ({"dtype": "float64", "ndim": 1, "layout": "X", "readonly": False}, "'X'"),
         ({"dtype": "float64", "ndim": 1, "layout": "C", "readonly": 0}, "0"),
@@ -147,6 +156,10 @@ def test_a_plan_file_is_read_entry_by_entry(tmp_path: Path) -> None:
     ("functions", "version", "needle"),
     [
         ([], 2, "version must be 1, got 2"),
+        ([], True, "version must be 1, got True"),
+        ([], 1.0, "version must be 1, got 1.0"),
+        ([_entry(function=":f")], 1, "':f'"),
+        ([_entry(function="m:")], 1, "'m:'"),
         ({}, 1, "functions must be a list"),
         ([["m:f"]], 1, "functions[0] must have function, args and seconds"),
         ([_entry(), {**_entry(), "extra": 1}], 1, "functions[1] must have"),
@@ -178,6 +191,12 @@ def test_a_plan_file_that_is_not_json_is_a_plan_error(tmp_path: Path) -> None:
     path.write_text("{not json")
     with pytest.raises(PlanError, match="not JSON"):
         read_plan(path)
+    path.write_bytes(b'{"version": 1, "functions": ["\xff"]}')
+    with pytest.raises(PlanError, match="not JSON in UTF-8"):
+        read_plan(path)
+    path.write_text("[" * 100_000 + "]" * 100_000)
+    with pytest.raises(PlanError, match="not JSON"):
+        read_plan(path)
     path.write_text("[1, 2]")
     with pytest.raises(PlanError, match="version must be 1"):
         read_plan(path)
@@ -207,6 +226,8 @@ def _entries(weights: dict[str, list[float]]) -> list[PlanEntry]:
 
 def test_shares_keep_modules_whole_and_follow_the_longest_first_rule() -> None:
     entries = _entries({"a": [2, 3], "b": [4], "c": [1, 2], "d": [3]})
+    entries.reverse()  # the plan's order is the run's, not the names'
+    entries.insert(0, entries.pop(2))
     parts = shares(entries, 2)
     # Modules by seconds: a 5, b 4, c 3, d 3 -> a to 0, b to 1, c to 1, d to 0.
     assert [sorted({e.module for e in p}) for p in parts] == [["a", "d"], ["b", "c"]]
@@ -243,6 +264,10 @@ def add_one(x):
     return x + 1
 
 @jit
+def nested(x):
+    return add_one(x) * 2
+
+@jit
 def total(a):
     s = 0.0
     for v in a:
@@ -265,16 +290,87 @@ def example(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Any:
 def test_compile_entry_compiles_into_the_cache_and_skips_what_is_there(
     example: Any,
 ) -> None:
-    entry = PlanEntry(f"{example.__name__}:add_one", ("int64",), 0.1)
-    assert not in_cache(example.add_one)  # numba's private attribute still read
-    assert compile_entry(entry, skip_cached=True)
-    assert example.add_one.signatures == [(types.int64,)]
-    assert in_cache(example.add_one)
+    """Skipped: the entry's own signature in the cache, for the current source."""
+    name = example.__name__
+    entry = PlanEntry(f"{name}:add_one", ("int64",), 0.1)
     other = PlanEntry(entry.function, ("float64",), 0.1)
+    int64, float64 = (types.int64,), (types.float64,)
+    assert not in_cache(example.add_one, int64)  # numba's private methods still read
+    assert compile_entry(entry, skip_cached=True)
+    assert example.add_one.signatures == [int64]
+    assert in_cache(example.add_one, int64)
+    assert not in_cache(example.add_one, float64)  # another signature
+    assert compile_entry(other, skip_cached=True)
+    assert example.add_one.signatures == [int64, float64]
+    # A new process (here: the module again): both skipped, so not even loaded.
+    fresh = importlib.reload(example)
+    assert fresh.add_one.signatures == []
+    assert not compile_entry(entry, skip_cached=True)
     assert not compile_entry(other, skip_cached=True)
-    assert example.add_one.signatures == [(types.int64,)]
-    assert compile_entry(other)
-    assert len(example.add_one.signatures) == 2
+    assert fresh.add_one.signatures == []
+    assert compile_entry(entry)  # loaded from the cache
+    assert fresh.add_one.signatures == [int64]
+    # The source changed: the cache is stale, nothing is skipped.
+    path = Path(fresh.__file__)
+    path.write_text(path.read_text().replace("x + 1", "x + 2"))
+    os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 10**9))
+    changed = importlib.reload(fresh)
+    assert not in_cache(changed.add_one, int64)
+    assert compile_entry(entry, skip_cached=True)
+    assert changed.add_one(1) == 3
+
+
+def test_record_plan_lists_what_a_call_compiled_in_order(example: Any) -> None:
+    name = example.__name__
+    functions = [
+        f
+        for f in precompile.record_plan(lambda: example.nested(np.int64(3)))
+        if f["function"].startswith(f"{name}:")  # not other tests' examples
+    ]
+    listed = [(f["function"], f["args"]) for f in functions]
+    # nested started first and compiled add_one inside it.
+    assert listed == [(f"{name}:nested", ["int64"]), (f"{name}:add_one", ["int64"])]
+    assert all(f["seconds"] > 0 for f in functions)
+    # Loaded from the cache (a new process): listed, with no seconds.
+    fresh = importlib.reload(example)
+    again = precompile.record_plan(lambda: fresh.nested(np.int64(3)))
+    assert [
+        (f["function"], f["args"], f["seconds"])
+        for f in again
+        if f["function"].startswith(f"{name}:")
+    ] == [(f"{name}:nested", ["int64"], 0.0)]
+
+
+def test_compile_times_are_each_function_s_own() -> None:
+    """_CompileTimes on a made-up nest of events: own = whole - inner."""
+    outer, helper, inner = object(), object(), object()
+    names = {id(outer): "m:outer", id(inner): "m:inner"}  # helper: numba's own
+    times = iter([0.0, 1.0, 1.5, 2.0, 4.0, 10.0])
+    listener = precompile._CompileTimes(lambda: names)
+
+    class Event:
+        def __init__(self, dispatcher: object) -> None:
+            self.data = {"dispatcher": dispatcher, "args": (types.int64,)}
+
+    real = precompile.time.perf_counter
+    precompile.time.perf_counter = lambda: next(times)
+    try:
+        listener.on_start(Event(outer))  # 0.0
+        listener.on_start(Event(helper))  # 1.0: numba's helper, part of outer
+        listener.on_start(Event(inner))  # 1.5: the project's, inside the helper
+        listener.on_end(Event(inner))  # 2.0: inner took 0.5
+        listener.on_end(Event(helper))  # 4.0
+        listener.on_end(Event(outer))  # 10.0: outer 10 less inner's 0.5
+    finally:
+        precompile.time.perf_counter = real
+    assert listener.seconds == {
+        ("m:outer", (types.int64,)): 9.5,
+        ("m:inner", (types.int64,)): 0.5,
+    }
+    assert listener.started == {
+        ("m:outer", (types.int64,)): 0,
+        ("m:inner", (types.int64,)): 1,
+    }
 
 
 def test_compile_entry_refuses_what_is_not_a_compiled_function(example: Any) -> None:
@@ -299,16 +395,19 @@ def test_each_worker_claims_the_next_share_and_a_stale_entry_is_skipped(
         ],
     )
     counter = multiprocessing.Value("i", 0)
-    compile_share(counter, 2, path)  # share 0: the example module (7 s)
+    assert compile_share(counter, 2, path) == 0  # the example module (7 s)
     assert counter.value == 1
     assert example.add_one.signatures == [(types.int64,)]
     assert len(example.total.signatures) == 1
-    compile_share(counter, 2, path)  # share 1: the missing module, skipped
-    compile_share(counter, 2, path)  # no share left
+    assert compile_share(counter, 2, path) == 1  # the missing module, skipped
+    assert compile_share(counter, 2, path) is None  # no share left
     assert counter.value == 3
-    compile_share(multiprocessing.Value("i", 0), 2, tmp_path / "absent.json")
-    (tmp_path / "bad.json").write_text("{")
-    compile_share(multiprocessing.Value("i", 0), 2, tmp_path / "bad.json")
+    # Another worker (here: the module again) finds share 0 cached: skipped.
+    fresh = importlib.reload(example)
+    assert compile_share(multiprocessing.Value("i", 0), 2, path) == 0
+    assert fresh.add_one.signatures == fresh.total.signatures == []
+    for bad in (tmp_path / "absent.json", _write(tmp_path / "bad.json", {})):
+        assert compile_share(multiprocessing.Value("i", 0), 2, bad) is None
 
 
 def test_a_local_pool_starts_its_workers_on_the_plan() -> None:
@@ -330,8 +429,11 @@ LOG = sys.argv[1]
 class Log(event.Listener):
     def __init__(self, phase):
         self.phase = phase
+        self.pid = os.getpid()  # a forked worker inherits the parent's
 
     def on_start(self, ev):
+        if os.getpid() != self.pid:
+            return
         d = ev.data["dispatcher"]
         name = f"{d.py_func.__module__}:{d.py_func.__qualname__}"
         try:
@@ -348,8 +450,7 @@ class Log(event.Listener):
 def logged_share(counter, n):
     log = Log("ahead")
     event.register("numba:compile", log)
-    index = counter.value
-    compile_share(counter, n)
+    index = compile_share(counter, n)
     with open(LOG, "a") as f:
         f.write(json.dumps([os.getpid(), "share", index, None]) + "\\n")
     log.phase = "task"
@@ -366,48 +467,59 @@ if __name__ == "__main__":
 """
 
 
+def _pool_log(tmp_path: Path, run: str) -> list[Any]:
+    log = tmp_path / f"{run}.jsonl"
+    script = tmp_path / "first_pool.py"  # a file: any start method can import it
+    script.write_text(_FIRST_POOL)
+    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
+    subprocess.run(
+        [sys.executable, str(script), str(log), str(tmp_path / run)],
+        env=env,
+        check=True,
+        cwd=ROOT,
+    )
+    return [json.loads(line) for line in log.read_text().splitlines()]
+
+
 def test_a_first_pool_compiles_each_share_in_one_worker_and_the_plan_suffices(
     tmp_path: Path,
 ) -> None:
-    """The default experiment, small, two workers, an empty cache.
+    """The default experiment, small, two workers, an empty cache, then warm.
 
     Worker k compiles share k before its tasks, and nothing of the other
     share; the tasks and the parent compile nothing the plan lacks (a stale
     plan: ``python -m simulator.tasks.precompile`` writes it again). The
     helpers that compiled functions call are compiled with their callers
-    and need not be in the plan.
+    and need not be in the plan. The same run again compiles nothing.
     """
-    log = tmp_path / "log.jsonl"
-    script = tmp_path / "first_pool.py"  # a file: any start method can import it
-    script.write_text(_FIRST_POOL)
-    env = {**os.environ, "NUMBA_CACHE_DIR": str(tmp_path / "numba")}
-    subprocess.run(
-        [sys.executable, str(script), str(log), str(tmp_path / "run")],
-        env=env,
-        check=True,
-        cwd=ROOT,
-    )
-    lines = [json.loads(line) for line in log.read_text().splitlines()]
+    lines = _pool_log(tmp_path, "first")
     share_of = {pid: index for pid, phase, index, _ in lines if phase == "share"}
     assert sorted(share_of.values()) == [0, 1]
     plan = read_plan(PLAN)
     parts = shares(plan, 2)
+
+    def key(name: str, args: Any) -> tuple[str, str]:
+        return name, json.dumps(args)
+
     for pid, index in share_of.items():
-        ahead = {name for p, phase, name, _ in lines if p == pid and phase == "ahead"}
+        ahead = {key(n, a) for p, phase, n, a in lines if p == pid and phase == "ahead"}
         # A worker done with its share first may reach one of the other's in
         # a task before the other does (then the other finds it cached).
-        other = {name for p, phase, name, _ in lines if p != pid and phase == "task"}
-        mine = {e.function for e in parts[index]}
-        theirs = {e.function for e in parts[1 - index]}
+        other = {key(n, a) for p, phase, n, a in lines if p != pid and phase == "task"}
+        mine = {key(e.function, list(e.args)) for e in parts[index]}
+        theirs = {key(e.function, list(e.args)) for e in parts[1 - index]}
         assert mine <= ahead | other, sorted(mine - ahead - other)[:3]
         assert len(mine & ahead) > len(mine) / 2
         assert not ahead & theirs, sorted(ahead & theirs)[:3]
-    planned = {(e.function, json.dumps(list(e.args))) for e in plan}
+    planned = {key(e.function, list(e.args)) for e in plan}
     later = {
-        (name, json.dumps(args))
+        key(name, args)
         for _, phase, name, args in lines
         if phase in ("task", "parent") and name.startswith("simulator.")
     }
     assert len(lines) > 100
     missing = sorted(later - planned)
     assert not missing, f"the plan lacks {missing[:3]}"
+    warm = _pool_log(tmp_path, "warm")
+    assert sorted(index for _, phase, index, _ in warm if phase == "share") == [0, 1]
+    assert [line for line in warm if line[1] != "share"] == []
