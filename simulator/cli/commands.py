@@ -24,6 +24,7 @@ from simulator.cli.convert import add_convert
 from simulator.cli.data import _GAMES_PLAYED_DEFAULT as _GAMES_PLAYED_DEFAULT
 from simulator.cli.data import _RATE_SYSTEMS as _RATE_SYSTEMS
 from simulator.cli.data import add_rate_replay
+from simulator.cli.precompile import add_compile
 from simulator.cli.run import add_run
 from simulator.cli.world import add_world
 from simulator.config import ConfigError
@@ -55,6 +56,7 @@ def _build() -> tuple[_Parser, dict[str, list[str]]]:
     add_rate_replay(commands)
     add_convert(commands)
     add_world(commands)
+    add_compile(commands)
 
     listing = commands.add_parser("systems", help="list the registered rating systems")
     listing.add_argument("--json", action="store_true", help="print one JSON object")

@@ -523,3 +523,62 @@ def test_a_first_pool_compiles_each_share_in_one_worker_and_the_plan_suffices(
     warm = _pool_log(tmp_path, "warm")
     assert sorted(index for _, phase, index, _ in warm if phase == "share") == [0, 1]
     assert [line for line in warm if line[1] != "share"] == []
+
+
+# --------------------------------------------------------------------------
+# ratingsim compile
+
+
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_compile_plan_compiles_every_share_and_reports_the_stale(
+    example: Any, tmp_path: Path, jobs: int
+) -> None:
+    name = example.__name__
+    array = {"dtype": "float64", "ndim": 1, "layout": "C", "readonly": False}
+    path = _write(
+        tmp_path / "plan.json",
+        [
+            _entry(f"{name}:add_one", ["int64"], 1.0),
+            _entry(f"{name}:total", [array], 1.0),
+            _entry(f"{name}:gone", ["int64"], 1.0),
+        ],
+    )
+    report = precompile.compile_plan(jobs, path)
+    assert (report.compiled, report.skipped) == (2, 0)
+    assert len(report.failed) == 1 and f"{name}:gone: PlanError" in report.failed[0]
+    assert in_cache(example.add_one, (types.int64,))
+    again = precompile.compile_plan(jobs, path)
+    assert (again.compiled, again.skipped, len(again.failed)) == (0, 2, 1)
+    with pytest.raises(ValueError, match="at least 1, got 0"):
+        precompile.compile_plan(0, path)
+    with pytest.raises(PlanError, match="version"):
+        precompile.compile_plan(jobs, _write(tmp_path / "bad.json", [], 7))
+
+
+def test_ratingsim_compile_says_what_it_did_and_fails_on_a_stale_entry(
+    example: Any,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from simulator.cli import main
+
+    name = example.__name__
+    plan = [_entry(f"{name}:add_one", ["int64"], 1.0)]
+    monkeypatch.setattr(precompile, "PLAN", _write(tmp_path / "plan.json", plan))
+    assert main(["compile", "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("compiled 1 of the plan's 1 entries in ")
+    assert "on 1 process (0 already in the cache" in out and "0 failed" in out
+    plan.append(_entry(f"{name}:gone", ["int64"], 1.0))
+    monkeypatch.setattr(precompile, "PLAN", _write(tmp_path / "plan2.json", plan))
+    assert main(["compile", "--jobs", "1"]) == 1
+    out = capsys.readouterr().out
+    assert "compiled 0 of the plan's 2 entries" in out and "1 failed" in out
+    assert f"failed: {name}:gone: PlanError" in out
+    monkeypatch.setattr(precompile, "PLAN", _write(tmp_path / "bad.json", [], 2))
+    assert main(["compile"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("ratingsim compile: error: ") and "version must be 1" in err
+    assert "Traceback" not in err
+    assert main(["compile", "--jobs", "0"]) == 2
