@@ -20,19 +20,18 @@ __all__ = ["add_compile"]
 def _cmd_compile(args: argparse.Namespace) -> int:
     """``ratingsim compile``: compile the plan; exit 1 if an entry failed."""
     from simulator.tasks import precompile
-    from simulator.tasks.precompile import PlanError, compile_plan, read_plan
+    from simulator.tasks.precompile import PlanError, compile_plan
     from simulator.tasks.run import default_jobs
 
     jobs = args.jobs if args.jobs is not None else default_jobs()
     start = time.perf_counter()
     try:
-        n_entries = len(read_plan(precompile.PLAN))
         report = compile_plan(jobs, precompile.PLAN)
     except PlanError as exc:
         raise CliError(f"ratingsim compile: error: {exc}") from None
     took = time.perf_counter() - start
     print(
-        f"compiled {report.compiled} of the plan's {n_entries} entries in "
+        f"compiled {report.compiled} of the plan's {report.n_entries} entries in "
         f"{took:.1f} s on {jobs} process{'es' if jobs > 1 else ''} "
         f"({report.skipped} already in the cache, some compiled with a caller "
         f"just before; {len(report.failed)} failed)"

@@ -327,12 +327,7 @@ def compile_share(
             counter.value = index + 1
         if index >= n_shares:
             return None
-        share = shares(read_plan(path), n_shares)[index]
-        for entry in share:
-            try:
-                compile_entry(entry, skip_cached=True)
-            except Exception:
-                continue
+        _compile_part(index, n_shares, path)  # what failed compiles when called
     except KeyboardInterrupt:
         # concurrent.futures would print numba's traceback from every worker.
         os._exit(130)
@@ -349,11 +344,21 @@ class CompileReport:
     skipped: int
     failed: tuple[str, ...]
 
+    @property
+    def n_entries(self) -> int:
+        """The plan's entries: each compiled, skipped or failed."""
+        return self.compiled + self.skipped + len(self.failed)
+
 
 def _compile_part(
     index: int, n_shares: int, path: str | os.PathLike[str]
 ) -> tuple[int, int, list[str]]:
-    """Compile share ``index`` (a top-level function, for a process pool)."""
+    """Compile share ``index``: how many compiled, skipped, and what failed.
+
+    A top-level function, for a process pool; :func:`compile_share` and
+    :func:`compile_plan` both run it. An entry that fails does not stop the
+    others.
+    """
     compiled, skipped, failed = 0, 0, []
     for entry in shares(read_plan(path), n_shares)[index]:
         try:
@@ -425,13 +430,14 @@ class _CompileTimes(event.Listener):
     def on_end(self, ev: Any) -> None:
         dispatcher, start, inner = self._stack.pop()
         took = time.perf_counter() - start
-        name = self._names().get(id(dispatcher))
+        names = self._names()
+        name = names.get(id(dispatcher))
         if name is None:  # numba's own helper: part of its caller
             return
         key = (name, tuple(ev.data["args"]))
         self.seconds[key] = self.seconds.get(key, 0.0) + took - inner
         for outer in reversed(self._stack):
-            if self._names().get(id(outer[0])) is not None:
+            if id(outer[0]) in names:
                 outer[2] += took
                 break
 
